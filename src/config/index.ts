@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** The three deployment environments the spec names (§1.6); each has its own `{base_url}`. */
+export const ENVIRONMENTS = ['demo', 'staging', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const SUBGRAPH_NAMES = ['assets', 'auth', 'issues'] as const;
+export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
+
+const MIN_SECRET_LENGTH = 32;
+
+/**
+ * Every setting, with the environment variable that sets it. Order of precedence:
+ * defaults < JSON file named by `ASSETQL_CONFIG` < environment < command-line flags.
+ */
+const schema = z
+  .object({
+    /** `ASSETQL_ENV` @default 'demo' */
+    env: z.enum(ENVIRONMENTS).default('demo'),
+    /** `PORT` @default 4000 */
+    port: z.coerce.number().int().min(0).max(65535).default(4000),
+    /** `HOST` @default '127.0.0.1' in demo, '0.0.0.0' elsewhere */
+    host: z.string().min(1).optional(),
+    /** `ASSETQL_BASE_URL`: the public `{base_url}`; required outside demo. */
+    baseUrl: z.url().optional(),
+    /** `DATABASE_URL`: PostgreSQL; without it, embedded PGlite under `dataDir`. */
+    databaseUrl: z.string().min(1).optional(),
+    /** `DATA_DIR` @default './data' */
+    dataDir: z.string().min(1).default('./data'),
+    /** `ASSETQL_SECRET`: signs identities between gateway and subgraphs, and download URLs. */
+    secret: z.string().optional(),
+    /** `LOG_LEVEL` @default 'info' */
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** `ASSETQL_DEMO_DATA`: load the demo tenant at start @default true in demo */
+    demoData: z.boolean().optional(),
+    /** `ASSETQL_SUBGRAPH_<NAME>_URL`: where the gateway reaches each subgraph in distributed form. */
+    subgraphUrls: z.partialRecord(z.enum(SUBGRAPH_NAMES), z.url()).default({}),
+    /** `ASSETQL_TRUST_PROXY`: take the client address from `x-forwarded-for` @default false */
+    trustProxy: z.boolean().default(false),
+  })
+  .superRefine((c, ctx) => {
+    if (c.env === 'demo') return;
+    const need = (ok: unknown, variable: string, why: string) => {
+      if (!ok) ctx.addIssue({ code: 'custom', message: `${variable} is required in ${c.env}: ${why}` });
+    };
+    need(c.baseUrl, 'ASSETQL_BASE_URL', 'the public base URL of the service');
+    need(c.secret, 'ASSETQL_SECRET', `a random secret of at least ${MIN_SECRET_LENGTH} characters`);
+    if (c.env === 'production') need(c.databaseUrl, 'DATABASE_URL', 'production runs on PostgreSQL');
+    if (c.secret !== undefined && c.secret.length < MIN_SECRET_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `ASSETQL_SECRET must be at least ${MIN_SECRET_LENGTH} characters`,
+      });
+    }
+  });
+
+export type Config = Readonly<
+  Omit<z.infer<typeof schema>, 'host' | 'baseUrl' | 'demoData'> & {
+    host: string;
+    baseUrl: string;
+    demoData: boolean;
+    /** True when no `secret` was configured and one was made for this process (demo only). */
+    ephemeralSecret: boolean;
+    secret: string;
+  }
+>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const bool = (v: string | undefined) => (v === undefined ? undefined : /^(1|true|yes|on)$/i.test(v));
+
+/** Reads the settings that the environment gives, leaving out the unset ones. */
+export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const subgraphUrls: Record<string, string> = {};
+  for (const name of SUBGRAPH_NAMES) {
+    const url = env[`ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`];
+    if (url) subgraphUrls[name] = url;
+  }
+  const out: Record<string, unknown> = {
+    env: env.ASSETQL_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    baseUrl: env.ASSETQL_BASE_URL,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    secret: env.ASSETQL_SECRET,
+    logLevel: env.LOG_LEVEL,
+    demoData: bool(env.ASSETQL_DEMO_DATA),
+    trustProxy: bool(env.ASSETQL_TRUST_PROXY),
+    subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
+  };
+  for (const k of Object.keys(out)) if (out[k] === undefined || out[k] === '') delete out[k];
+  return out;
+}
+
+/**
+ * Builds the frozen configuration. Throws a ConfigError naming every missing or bad setting.
+ * @param overrides settings from command-line flags or tests; they win over everything else.
+ */
+export function loadConfig(
+  overrides: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Config {
+  let file: Record<string, unknown> = {};
+  if (env.ASSETQL_CONFIG) {
+    try {
+      file = JSON.parse(readFileSync(env.ASSETQL_CONFIG, 'utf8'));
+    } catch (e) {
+      throw new ConfigError(`cannot read ASSETQL_CONFIG ${env.ASSETQL_CONFIG}: ${(e as Error).message}`);
+    }
+  }
+  const merged = { ...file, ...fromEnvironment(env), ...stripUndefined(overrides) };
+  const parsed = schema.safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) =>
+      i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message,
+    );
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const c = parsed.data;
+  const host = c.host ?? (c.env === 'demo' ? '127.0.0.1' : '0.0.0.0');
+  const secret = c.secret ?? randomSecret();
+  return Object.freeze({
+    ...c,
+    host,
+    dataDir: resolve(c.dataDir),
+    baseUrl: (c.baseUrl ?? `http://localhost:${c.port}`).replace(/\/+$/, ''),
+    demoData: c.demoData ?? c.env === 'demo',
+    secret,
+    ephemeralSecret: c.secret === undefined,
+    subgraphUrls: Object.freeze({ ...c.subgraphUrls }),
+  });
+}
+
+function stripUndefined(o: Record<string, unknown>) {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+function randomSecret() {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+}

@@ -1,0 +1,179 @@
+import { createGatewayRuntime, type GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import type { Config } from '../config/index.ts';
+import {
+  correlationIdFrom,
+  IDENTITY_HEADER,
+  type Identity,
+  type IdentitySigner,
+  REQUEST_ID_HEADER,
+} from '../shared/identity.ts';
+import type { Logger } from '../shared/logger.ts';
+import { SESSION_CHANGE_HEADER, SESSION_HEADER } from '../shared/session-policy.ts';
+import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
+import { clearedSessionCookie, sessionCookie, sessionFromCookie } from './cookies.ts';
+import { serveExplorer } from './explorer/index.ts';
+import type { SessionResolver } from './sessions.ts';
+
+export const GRAPHQL_PATH = '/api/graphql';
+export const EXPLORER_PATH = '/plugins/sr/apolloGraphql';
+
+/** A subgraph reachable without a network hop: its Yoga instance's fetch handler. */
+export type InProcessFetch = (request: Request) => Response | Promise<Response>;
+
+export interface GatewayOptions {
+  config: Pick<Config, 'baseUrl' | 'env'>;
+  subgraphs: readonly SubgraphDefinition[];
+  /** Subgraphs served in this process, by URL origin; the gateway calls them directly. */
+  inProcess?: ReadonlyMap<string, InProcessFetch>;
+  sessions: SessionResolver;
+  signer: IdentitySigner;
+  log: Logger;
+  /** Answers `/readyz`: true when the database and every subgraph answer. */
+  ready: () => Promise<boolean>;
+}
+
+/** What the gateway learns about a request before GraphQL runs; Yoga merges it into the context. */
+interface RequestState {
+  requestId: string;
+  sessionId: string | undefined;
+  identity: Identity;
+  identityToken: string | undefined;
+}
+
+export interface Gateway {
+  /** The whole HTTP surface as a fetch handler: GraphQL, explorer, health. */
+  handle(request: Request): Promise<Response>;
+  readonly supergraphSdl: string;
+  close(): Promise<void>;
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+/**
+ * The gateway: composes the subgraphs at start, resolves the caller's session once per
+ * request, and forwards a signed identity and the correlation id to every subgraph.
+ */
+export function createGateway(options: GatewayOptions): Gateway {
+  const supergraphSdl = composeSupergraph(options.subgraphs);
+  const { log, sessions, signer, inProcess } = options;
+
+  const plugins = (): GatewayPlugin[] => [
+    {
+      // Single-process form: call in-process subgraphs' handlers instead of the network.
+      onFetch({ url, setFetchFn }) {
+        const local = inProcess?.get(new URL(url).origin);
+        if (local) setFetchFn((input, init) => Promise.resolve(local(new Request(input, init))));
+      },
+    },
+    {
+      // Unexpected errors are masked; add the correlation id so a user can quote it.
+      onExecutionResult({ result, setResult, context }) {
+        const requestId = (context as Partial<RequestState>).requestId;
+        if (!requestId || !result || !('errors' in result) || !result.errors?.length) return;
+        const errors = result.errors.map((e) =>
+          e.extensions?.code === 'INTERNAL_SERVER_ERROR'
+            ? { ...e.toJSON(), extensions: { ...e.extensions, requestId } }
+            : e,
+        );
+        setResult({ ...result, errors } as typeof result);
+      },
+    },
+  ];
+
+  const runtime = createGatewayRuntime<RequestState>({
+    supergraph: supergraphSdl,
+    graphqlEndpoint: GRAPHQL_PATH,
+    landingPage: false,
+    graphiql: false,
+    logging: process.env.ASSETQL_DEBUG_GATEWAY ? 'debug' : false,
+    maskedErrors: !process.env.ASSETQL_DEBUG_GATEWAY,
+    healthCheckEndpoint: '/__runtime/healthz',
+    readinessCheckEndpoint: '/__runtime/readyz',
+    plugins,
+    propagateHeaders: {
+      fromClientToSubgraphs({ context }) {
+        const headers: Record<string, string> = {};
+        if (context.requestId) headers[REQUEST_ID_HEADER] = context.requestId;
+        if (context.identityToken) headers[IDENTITY_HEADER] = context.identityToken;
+        return headers;
+      },
+      fromSubgraphsToClient({ response, subgraphName, context }) {
+        // Only the auth subgraph may start or end sessions.
+        if (subgraphName !== 'auth') return;
+        const change = response.headers.get(SESSION_CHANGE_HEADER);
+        if (!change) return;
+        if (context.sessionId) sessions.forget(context.sessionId);
+        const [verb, id, maxAge] = change.split(' ');
+        if (verb === 'set' && id) {
+          return {
+            'set-cookie': sessionCookie(id, Number(maxAge ?? 0), options.config.baseUrl),
+            [SESSION_HEADER]: id,
+          };
+        }
+        if (verb === 'clear') return { 'set-cookie': clearedSessionCookie(options.config.baseUrl) };
+      },
+    },
+  });
+
+  async function graphql(request: Request, requestId: string): Promise<Response> {
+    const sessionId = request.headers.get(SESSION_HEADER) ?? sessionFromCookie(request.headers.get('cookie'));
+    const identity = await sessions.resolve(sessionId);
+    const identityToken = identity.kind === 'anonymous' ? undefined : await signer.sign(identity);
+    const state: RequestState = { requestId, sessionId: sessionId ?? undefined, identity, identityToken };
+    return runtime.fetch(request, state);
+  }
+
+  async function route(request: Request, requestId: string): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === GRAPHQL_PATH) return graphql(request, requestId);
+    if (pathname === '/healthz') return Response.json({ status: 'ok' });
+    if (pathname === '/readyz') {
+      const ok = await options.ready().catch(() => false);
+      return Response.json({ status: ok ? 'ready' : 'unavailable' }, { status: ok ? 200 : 503 });
+    }
+    if (pathname === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
+      return new Response(null, { status: 302, headers: { location: EXPLORER_PATH } });
+    }
+    if (pathname === EXPLORER_PATH || pathname.startsWith(`${EXPLORER_PATH}/`)) {
+      return serveExplorer(request, pathname.slice(EXPLORER_PATH.length), GRAPHQL_PATH);
+    }
+    return Response.json({ errors: [{ message: 'Not found.' }] }, { status: 404 });
+  }
+
+  return {
+    supergraphSdl,
+    async handle(request) {
+      const requestId = correlationIdFrom(request.headers.get(REQUEST_ID_HEADER));
+      let response: Response;
+      try {
+        response = await route(request, requestId);
+      } catch (err) {
+        log.error({ err, requestId }, 'request failed');
+        response = Response.json(
+          {
+            errors: [
+              { message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } },
+            ],
+          },
+          { status: 500 },
+        );
+      }
+      const headers = new Headers(response.headers);
+      headers.set(REQUEST_ID_HEADER, requestId);
+      for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!headers.has(k)) headers.set(k, v);
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+      });
+    },
+    async close() {
+      await runtime.dispose();
+    },
+  };
+}

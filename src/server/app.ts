@@ -1,0 +1,150 @@
+import { sql } from 'kysely';
+import type { Config, SubgraphName } from '../config/index.ts';
+import type { SubgraphDefinition } from '../gateway/composition.ts';
+import { createGateway, type InProcessFetch } from '../gateway/gateway.ts';
+import { SessionResolver } from '../gateway/sessions.ts';
+import { type Clock, systemClock } from '../shared/clock.ts';
+import { IdentitySigner } from '../shared/identity.ts';
+import { createLogger, type Logger } from '../shared/logger.ts';
+import { type Database, openDatabase } from '../storage/database.ts';
+import { migrateToLatest } from '../storage/migrate.ts';
+import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
+import { authTypeDefs, createAuthSubgraph } from '../subgraphs/auth/index.ts';
+import { createIssuesSubgraph, issuesTypeDefs } from '../subgraphs/issues/index.ts';
+
+/** What one process serves: everything, one subgraph, or the gateway alone. */
+export type Role = { kind: 'single' } | { kind: 'subgraph'; name: SubgraphName } | { kind: 'gateway' };
+
+export const TYPE_DEFS: Readonly<Record<SubgraphName, string>> = {
+  assets: assetsTypeDefs,
+  auth: authTypeDefs,
+  issues: issuesTypeDefs,
+};
+
+/** Where single-process subgraphs live: never resolved on a network, only matched by origin. */
+export const inProcessUrl = (name: SubgraphName) => `http://${name}.subgraph.assetql.internal/graphql`;
+
+export interface AppOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** An open database to use (tests); otherwise one is opened from the configuration. */
+  database?: Database;
+  /** Apply pending migrations at start @default true */
+  migrate?: boolean;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly database: Database;
+  readonly log: Logger;
+  readonly supergraphSdl: string | undefined;
+  handle(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function databaseTarget(config: Config) {
+  return config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir };
+}
+
+/** Builds the process's fetch handler for its role, with its database migrated. */
+export async function createApp(config: Config, role: Role, options: AppOptions = {}): Promise<App> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const database = options.database ?? (await openDatabase(databaseTarget(config)));
+  const ownsDatabase = options.database === undefined;
+  try {
+    if (options.migrate !== false) await migrateToLatest(database.db);
+  } catch (e) {
+    if (ownsDatabase) await database.close();
+    throw e;
+  }
+  const signer = new IdentitySigner(config.secret);
+  const deps = { db: database.db, signer, log, clock };
+
+  const makeSubgraph = (name: SubgraphName) => {
+    switch (name) {
+      case 'assets':
+        return createAssetsSubgraph(deps);
+      case 'auth':
+        return createAuthSubgraph({
+          ...deps,
+          settings: { loginEnabled: true, ssoEnabled: false, ssoUrl: null },
+        });
+      case 'issues':
+        return createIssuesSubgraph(deps);
+    }
+  };
+
+  const dbReady = async () => {
+    await sql`select 1`.execute(database.db);
+    return true;
+  };
+
+  let handle: (request: Request) => Promise<Response>;
+  let supergraphSdl: string | undefined;
+  let closeRole = async () => {};
+
+  if (role.kind === 'subgraph') {
+    const yoga = makeSubgraph(role.name);
+    handle = async (request) => {
+      const { pathname } = new URL(request.url);
+      if (pathname === '/readyz') {
+        const ok = await dbReady().catch(() => false);
+        return Response.json({ status: ok ? 'ready' : 'unavailable' }, { status: ok ? 200 : 503 });
+      }
+      return yoga.fetch(request);
+    };
+  } else {
+    const inProcess = new Map<string, InProcessFetch>();
+    const subgraphs: SubgraphDefinition[] = (['assets', 'auth', 'issues'] as const).map((name) => {
+      if (role.kind === 'single') {
+        const yoga = makeSubgraph(name);
+        const url = inProcessUrl(name);
+        inProcess.set(new URL(url).origin, (request) => yoga.fetch(request));
+        return { name, typeDefs: TYPE_DEFS[name], url };
+      }
+      const url = config.subgraphUrls[name];
+      if (!url) throw new Error(`the gateway needs ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`);
+      return { name, typeDefs: TYPE_DEFS[name], url };
+    });
+    const subgraphReady = async () => {
+      if (role.kind === 'single') return true;
+      const answers = await Promise.all(
+        subgraphs.map((s) =>
+          fetch(new URL('/readyz', s.url), { signal: AbortSignal.timeout(2000) })
+            .then((r) => r.ok)
+            .catch(() => false),
+        ),
+      );
+      return answers.every(Boolean);
+    };
+    const gateway = createGateway({
+      config,
+      subgraphs,
+      inProcess,
+      sessions: new SessionResolver({ db: database.db, clock }),
+      signer,
+      log,
+      ready: async () => (await dbReady()) && (await subgraphReady()),
+    });
+    handle = gateway.handle;
+    supergraphSdl = gateway.supergraphSdl;
+    closeRole = () => gateway.close();
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    config,
+    database,
+    log,
+    supergraphSdl,
+    handle,
+    close() {
+      closing ??= (async () => {
+        await closeRole();
+        if (ownsDatabase) await database.close();
+      })();
+      return closing;
+    },
+  };
+}

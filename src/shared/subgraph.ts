@@ -1,0 +1,106 @@
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import { GraphQLError, parse } from 'graphql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Clock } from './clock.ts';
+import {
+  ANONYMOUS,
+  IDENTITY_HEADER,
+  type Identity,
+  IdentityError,
+  type IdentitySigner,
+  REQUEST_ID_HEADER,
+} from './identity.ts';
+import type { Logger } from './logger.ts';
+
+/** What every subgraph resolver gets, besides its own dependencies. */
+export interface BaseContext {
+  identity: Identity;
+  /** The gateway's correlation id for this request; mutation results echo it by default. */
+  requestId: string;
+  log: Logger;
+  clock: Clock;
+  /** Headers to put on the subgraph's HTTP response (the gateway relays some of them). */
+  responseHeaders: Headers;
+}
+
+export interface SubgraphOptions<C> {
+  name: string;
+  typeDefs: string;
+  resolvers: unknown;
+  signer: IdentitySigner;
+  log: Logger;
+  clock: Clock;
+  /** Adds the subgraph's own dependencies to the base context. */
+  extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
+}
+
+/**
+ * Builds a Federation v2 subgraph served by Yoga at `/graphql`. It never listens:
+ * the caller chooses the transport (an HTTP server, or the gateway's in-process fetch).
+ *
+ * Identity comes only from the gateway's signed header: absent means anonymous, and a
+ * forged, expired or malformed one is refused with 401 rather than downgraded, so that a
+ * misconfigured gateway fails loudly.
+ */
+export function createSubgraph<C extends BaseContext>(
+  options: SubgraphOptions<C>,
+): YogaServerInstance<Record<string, never>, C> {
+  const schema = buildSubgraphSchema({
+    typeDefs: parse(options.typeDefs),
+    resolvers: options.resolvers as GraphQLResolverMap<unknown>,
+  });
+  const log = options.log.child({ subgraph: options.name });
+  const pendingHeaders = new WeakMap<Request, Headers>();
+  return createYoga<Record<string, never>, C>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: false,
+    logging: false,
+    healthCheckEndpoint: '/healthz',
+    maskedErrors: {
+      maskError(error, message) {
+        const original = error instanceof GraphQLError ? error.originalError : error;
+        if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) return error;
+        log.error({ err: original ?? error }, 'unexpected error in resolver');
+        return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      },
+    },
+    context: async ({ request }) => {
+      const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
+      const token = request.headers.get(IDENTITY_HEADER);
+      let identity = ANONYMOUS;
+      if (token !== null) {
+        try {
+          identity = await options.signer.verify(token);
+        } catch (e) {
+          if (!(e instanceof IdentityError)) throw e;
+          log.warn({ requestId, reason: e.message }, 'rejected identity header');
+          throw new GraphQLError('The identity of this request could not be verified.', {
+            extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+          });
+        }
+      }
+      const responseHeaders = new Headers();
+      pendingHeaders.set(request, responseHeaders);
+      const base: BaseContext = {
+        identity,
+        requestId,
+        log: log.child({ requestId }),
+        clock: options.clock,
+        responseHeaders,
+      };
+      return options.extendContext(base, request);
+    },
+    plugins: [
+      {
+        onResponse({ request, response }) {
+          pendingHeaders.get(request)?.forEach((value, key) => {
+            response.headers.set(key, value);
+          });
+        },
+      },
+    ],
+  });
+}

@@ -1,0 +1,159 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Tables } from './tables.ts';
+
+/** Where the data lives: PostgreSQL by URL, or embedded PGlite in a folder (or in memory). */
+export type DatabaseTarget = { url: string } | { dataDir: string } | { memory: true };
+
+export interface Database {
+  readonly db: Kysely<Tables>;
+  readonly pool: pg.Pool;
+  /** `pglite` when the data is embedded (this process or another serves it over a socket). */
+  readonly engine: 'postgres' | 'pglite';
+  /** True when this process owns the embedded database (and so serves the socket). */
+  readonly ownsEmbedded: boolean;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Pool size @default 10 */
+  maxConnections?: number;
+  /** Called once per new connection; tests use it to count statements. */
+  onConnect?: (client: pg.PoolClient) => void;
+}
+
+// PostgreSQL returns int8 (counts) as strings; our counts fit in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+const LOCK_FILE = 'assetql.lock.json';
+
+interface EmbeddedLock {
+  pid: number;
+  socket: { path: string } | { host: string; port: number };
+}
+
+/**
+ * Opens the database. PostgreSQL is reached through `pg`; PGlite is single-process, so
+ * the process that opens it serves it over a local socket (`@electric-sql/pglite-socket`)
+ * and every other process (a CLI command beside a running server) connects to that socket
+ * with the same `pg` code path, so the two never open the files at once.
+ */
+export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
+  if ('url' in target) {
+    return fromPool(
+      new pg.Pool({ connectionString: target.url, max: options.maxConnections ?? 10 }),
+      'postgres',
+      false,
+      options,
+    );
+  }
+  if ('dataDir' in target) {
+    const attached = attachToRunning(target.dataDir);
+    if (attached) return fromPool(new pg.Pool({ ...attached, max: 4 }), 'pglite', false, options);
+  }
+  return openEmbedded(target, options);
+}
+
+function fromPool(
+  pool: pg.Pool,
+  engine: Database['engine'],
+  ownsEmbedded: boolean,
+  options: OpenOptions,
+  onClose?: () => Promise<void>,
+): Database {
+  // An idle client's error (the server went away) must not crash the process.
+  pool.on('error', () => {});
+  if (options.onConnect) pool.on('connect', options.onConnect);
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  let closed: Promise<void> | undefined;
+  return {
+    db,
+    pool,
+    engine,
+    ownsEmbedded,
+    close() {
+      closed ??= (async () => {
+        await db.destroy();
+        await onClose?.();
+      })();
+      return closed;
+    },
+  };
+}
+
+function attachToRunning(dataDir: string): pg.PoolConfig | undefined {
+  const file = join(dataDir, LOCK_FILE);
+  if (!existsSync(file)) return undefined;
+  let lock: EmbeddedLock;
+  try {
+    lock = JSON.parse(readFileSync(file, 'utf8'));
+    process.kill(lock.pid, 0);
+  } catch {
+    return undefined; // stale lock: its process is gone
+  }
+  if (lock.pid === process.pid) return undefined;
+  return 'path' in lock.socket
+    ? {
+        host: lock.socket.path.replace(/\/\.s\.PGSQL\.\d+$/, ''),
+        port: 5432,
+        user: 'postgres',
+        database: 'postgres',
+      }
+    : { host: lock.socket.host, port: lock.socket.port, user: 'postgres', database: 'postgres' };
+}
+
+async function openEmbedded(
+  target: { dataDir: string } | { memory: true },
+  options: OpenOptions,
+): Promise<Database> {
+  const [{ PGlite }, { PGLiteSocketServer }, { pg_trgm }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-socket'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+  ]);
+  const dataDir = 'dataDir' in target ? target.dataDir : undefined;
+  if (dataDir) mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
+  const pglite = await PGlite.create(dataDir ? join(dataDir, 'pgdata') : undefined, {
+    extensions: { pg_trgm },
+  });
+
+  // A Unix socket where its path fits (sun_path is 108 bytes), else an ephemeral loopback port.
+  const socketDir = dataDir ?? (await import('node:fs/promises')).mkdtemp(join(tmpdirSafe(), 'assetql-'));
+  const dir = await socketDir;
+  const socketPath = join(dir, '.s.PGSQL.5432');
+  const useUnix = Buffer.byteLength(socketPath) < 100;
+  if (useUnix) rmSync(socketPath, { force: true });
+  const server = new PGLiteSocketServer({
+    db: pglite,
+    ...(useUnix ? { path: socketPath } : { host: '127.0.0.1', port: 0 }),
+    maxConnections: 64,
+  });
+  await server.start();
+  const conn = server.getServerConn();
+  const socket: EmbeddedLock['socket'] = useUnix
+    ? { path: socketPath }
+    : { host: '127.0.0.1', port: Number(conn.split(':').pop()) };
+  if (dataDir)
+    writeFileSync(
+      join(dataDir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, socket } satisfies EmbeddedLock),
+    );
+
+  const poolConfig: pg.PoolConfig =
+    'path' in socket
+      ? { host: dir, port: 5432, user: 'postgres', database: 'postgres' }
+      : { host: socket.host, port: socket.port, user: 'postgres', database: 'postgres' };
+  const pool = new pg.Pool({ ...poolConfig, max: options.maxConnections ?? 8 });
+  return fromPool(pool, 'pglite', true, options, async () => {
+    await server.stop();
+    await pglite.close();
+    if (dataDir) rmSync(join(dataDir, LOCK_FILE), { force: true });
+    else rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+function tmpdirSafe() {
+  return process.env.TMPDIR && Buffer.byteLength(process.env.TMPDIR) < 60 ? process.env.TMPDIR : '/tmp';
+}

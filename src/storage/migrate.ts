@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import * as foundation from './migrations/20261122T0300_foundation.ts';
+
+/**
+ * The forward migrations, oldest first. Listed here rather than read from the folder so
+ * that the set is fixed at build time and the same in every process.
+ */
+const migrations: Record<string, Migration> = {
+  '20261122T0300_foundation': foundation,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export interface MigrationReport {
+  applied: string[];
+  pending: number;
+}
+
+/**
+ * Applies every pending migration in one transaction per migration. Safe to run from
+ * several processes at once: Kysely takes an advisory lock.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run before any table type holds
+export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport> {
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'assetql_migrations',
+    migrationLockTableName: 'assetql_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return {
+    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+    pending: 0,
+  };
+}

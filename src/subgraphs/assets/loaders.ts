@@ -1,0 +1,46 @@
+import DataLoader from 'dataloader';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../storage/tables.ts';
+import {
+  type AssetRow,
+  assetsByKeys,
+  extensionsOf,
+  type ProfileRow,
+  profilesByName,
+} from './assets.repository.ts';
+import { type EffectiveProfile, effectiveProfile } from './profiles/definition.ts';
+
+export interface AssetLoaders {
+  profile: DataLoader<string, EffectiveProfile | null>;
+  asset: DataLoader<{ profile: string; id: string }, AssetRow | null, string>;
+}
+
+/** Per-request batching, fixed to one tenant group. */
+export function createAssetLoaders(db: Kysely<Tables>, group: string): AssetLoaders {
+  return {
+    profile: new DataLoader(async (names) => {
+      const [rows, exts] = await Promise.all([
+        profilesByName(db, group, names),
+        extensionsOf(db, group, names),
+      ]);
+      const byName = new Map(rows.map((r: ProfileRow) => [r.profile, r]));
+      return names.map((n) => {
+        const row = byName.get(n);
+        return row
+          ? effectiveProfile(
+              row,
+              exts.filter((e) => e.profile === n),
+            )
+          : null;
+      });
+    }),
+    asset: new DataLoader(
+      async (keys) => {
+        const rows = await assetsByKeys(db, group, keys);
+        const map = new Map(rows.map((r) => [`${r.profile}\u0000${r.id}`, r]));
+        return keys.map((k) => map.get(`${k.profile}\u0000${k.id}`) ?? null);
+      },
+      { cacheKeyFn: (k) => `${k.profile}\u0000${k.id}` },
+    ),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The stored shape of a profile document (docs/assets.md). The profile row holds the
+ * base document; each extension holds a partial one whose lists are appended in order.
+ */
+export interface PropertyDefinition {
+  name: string;
+  type: 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'DATE' | 'DATE_TIME' | 'ENUM' | 'JSON';
+  title?: string | null;
+  description?: string | null;
+  unit?: string | null;
+  required?: boolean;
+  default?: unknown;
+  enumValues?: string[] | null;
+}
+
+export interface ParameterDefinition {
+  name: string;
+  type: PropertyDefinition['type'];
+  required?: boolean;
+  default?: unknown;
+  description?: string | null;
+}
+
+export type ReferenceType = 'ID' | 'PROPERTY' | 'PROPERTY_LIST' | 'PARAMETER';
+
+export interface RelationshipDefinition {
+  relationship: string;
+  type: 'ONE' | 'MANY';
+  profile: string;
+  title?: string | null;
+  referenceProperty?: string | null;
+  referenceType: ReferenceType;
+  lookupProperty?: string | null;
+  lookupType: ReferenceType;
+  parameters?: ParameterDefinition[];
+}
+
+export interface PropertyMapDefinition {
+  dataset: string;
+  column: string;
+  property: string;
+}
+
+export interface DatasetDefinition {
+  dataset: string;
+  title?: string | null;
+  priority?: number;
+}
+
+export interface ProfileDocument {
+  displayNameProperty: string;
+  displayNameTemplate?: string | null;
+  secondaryDisplayNameProperty?: string | null;
+  isDeletedProperty?: string | null;
+  forceAssetStateUpdates?: boolean | null;
+  properties?: PropertyDefinition[];
+  relationships?: RelationshipDefinition[];
+  propertyMaps?: PropertyMapDefinition[];
+  upDatasets?: DatasetDefinition[];
+  stateUpdateDatasets?: DatasetDefinition[];
+  viewConfigurations?: unknown[];
+  assetConversionConfigurations?: unknown[];
+}
+
+export type ExtensionDocument = Pick<ProfileDocument, 'properties' | 'relationships' | 'propertyMaps'>;
+
+export type EffectivePropertyDefinition = PropertyDefinition & { extension: string | null };
+export type EffectiveRelationship = RelationshipDefinition & { extension: string | null };
+export type EffectivePropertyMap = PropertyMapDefinition & { extension: string | null };
+
+/** A profile with its extensions applied: what `AssetProfile` fields show. */
+export interface EffectiveProfile {
+  userGroup: string;
+  profile: string;
+  title: string;
+  ownerUsername: string;
+  document: ProfileDocument;
+  extensions: string[];
+  properties: (PropertyDefinition & { extension: string | null })[];
+  relationships: (RelationshipDefinition & { extension: string | null })[];
+  propertyMaps: (PropertyMapDefinition & { extension: string | null })[];
+}
+
+export function effectiveProfile(
+  row: {
+    user_group: string;
+    profile: string;
+    title: string;
+    owner_username: string;
+    definition: Record<string, unknown>;
+  },
+  extensions: readonly { extension: string; definition: Record<string, unknown> }[],
+): EffectiveProfile {
+  const document = row.definition as unknown as ProfileDocument;
+  const sorted = [...extensions].sort((a, b) =>
+    a.extension < b.extension ? -1 : a.extension > b.extension ? 1 : 0,
+  );
+  const layers: [string | null, ExtensionDocument][] = [
+    [null, document],
+    ...sorted.map((e): [string, ExtensionDocument] => [e.extension, e.definition as ExtensionDocument]),
+  ];
+  const tag = <T>(list: T[] | undefined, extension: string | null) =>
+    (list ?? []).map((x) => ({ ...x, extension }));
+  return {
+    userGroup: row.user_group,
+    profile: row.profile,
+    title: row.title,
+    ownerUsername: row.owner_username,
+    document,
+    extensions: sorted.map((e) => e.extension),
+    properties: layers.flatMap(([ext, d]) => tag(d.properties, ext)),
+    relationships: layers.flatMap(([ext, d]) => tag(d.relationships, ext)),
+    propertyMaps: layers.flatMap(([ext, d]) => tag(d.propertyMaps, ext)),
+  };
+}

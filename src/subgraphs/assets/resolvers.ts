@@ -1,0 +1,251 @@
+import type { Resolvers } from '../../__generated__/assets.ts';
+import {
+  type Connection,
+  decodeCursor,
+  encodeCursor,
+  forwardConnection,
+  pageSize,
+} from '../../shared/cursors.ts';
+import { notImplemented, unauthenticated } from '../../shared/errors.ts';
+import { isAuthenticated } from '../../shared/identity.ts';
+import { type AssetRow, listAssets, listProfiles } from './assets.repository.ts';
+import type { AssetsContext } from './context.ts';
+import { bboxOf } from './geometry.ts';
+import type { EffectiveProfile } from './profiles/definition.ts';
+import { displayNameOf } from './profiles/display-name.ts';
+
+const PROFILE_PAGE = 100;
+const MAX_PROFILE_PAGE = 500;
+const ASSET_PAGE = 100;
+/** The largest page of assets (docs/schema.md); larger requests get a clear error. */
+export const MAX_ASSET_PAGE = 1000;
+
+/** The subject type under which issues point at assets. */
+export const ASSET_SUBJECT_TYPE = 'asset';
+
+export function assetSubjectReference(profile: string, id: string): string {
+  return `${encodeURIComponent(profile)}/${encodeURIComponent(id)}`;
+}
+
+export function parseAssetSubjectReference(reference: string): { profile: string; id: string } | null {
+  const parts = reference.split('/');
+  if (parts.length !== 2 || !parts[0] || !parts[1]) return null;
+  try {
+    return { profile: decodeURIComponent(parts[0]), id: decodeURIComponent(parts[1]) };
+  } catch {
+    return null;
+  }
+}
+
+function tenant(ctx: AssetsContext) {
+  if (!isAuthenticated(ctx.identity)) throw unauthenticated();
+  return ctx.identity;
+}
+
+const later = (what: string) => () => {
+  throw notImplemented(what);
+};
+
+interface AssetArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+  filter?: unknown;
+}
+
+async function assetConnection(
+  ctx: AssetsContext,
+  profile: string,
+  args: AssetArgs,
+): Promise<Connection<AssetRow>> {
+  const { userGroup } = tenant(ctx);
+  if (args.filter != null) throw notImplemented('Filtering assets');
+  const backwards = args.last != null || args.before != null;
+  if (backwards && (args.first != null || args.after != null)) {
+    throw new (await import('graphql')).GraphQLError(
+      'Use either `first`/`after` or `last`/`before`, not both.',
+      {
+        extensions: { code: 'BAD_USER_INPUT' },
+      },
+    );
+  }
+  const limit = backwards
+    ? pageSize(args.last, ASSET_PAGE, MAX_ASSET_PAGE, 'last')
+    : pageSize(args.first, ASSET_PAGE, MAX_ASSET_PAGE, 'first');
+  const after = args.after ? String(decodeCursor(args.after, 1)[0]) : undefined;
+  const before = args.before ? String(decodeCursor(args.before, 1)[0]) : undefined;
+  const rows = await listAssets(ctx.db, userGroup, profile, { limit, after, before, backwards });
+  for (const r of rows) ctx.loaders.asset.prime({ profile: r.profile, id: r.id }, r);
+  if (!backwards) return forwardConnection(rows, limit, (r) => [r.id], after !== undefined);
+  const page = rows.slice(0, limit).reverse();
+  const edges = page.map((node) => ({ cursor: encodeCursor([node.id]), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasPreviousPage: rows.length > limit,
+      hasNextPage: before !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
+
+/** Properties with the profile's defaults filled in where the asset has no value. */
+function withDefaults(profile: EffectiveProfile | null, properties: Record<string, unknown>) {
+  if (!profile) return properties;
+  let out = properties;
+  for (const def of profile.properties) {
+    if (
+      def.default !== undefined &&
+      def.default !== null &&
+      (out[def.name] === undefined || out[def.name] === null)
+    ) {
+      if (out === properties) out = { ...properties };
+      out[def.name] = def.default;
+    }
+  }
+  return out;
+}
+
+async function profileOf(ctx: AssetsContext, asset: AssetRow) {
+  return ctx.loaders.profile.load(asset.profile);
+}
+
+export const resolvers: Resolvers = {
+  Query: {
+    assetProfiles: (_root, _args, ctx) => {
+      tenant(ctx);
+      return {};
+    },
+    assets: async (_root, { profile }, ctx) => {
+      tenant(ctx);
+      return (await ctx.loaders.profile.load(profile)) ? { profile } : null;
+    },
+    assetFilters: later('assetFilters'),
+    assetFilter: later('assetFilter'),
+    assetFilterDownloads: later('assetFilterDownloads'),
+  },
+  Mutation: {
+    updateAssetProfile: later('updateAssetProfile'),
+    putAssetProfileExtension: later('putAssetProfileExtension'),
+    removeAssetProfileExtension: later('removeAssetProfileExtension'),
+    updateAssetProfileViewConfiguration: later('updateAssetProfileViewConfiguration'),
+    updateAssetProfileViewLayout: later('updateAssetProfileViewLayout'),
+    updateAssetProfileAssetConversionConfiguration: later('updateAssetProfileAssetConversionConfiguration'),
+    createAssetFilter: later('createAssetFilter'),
+    updateAssetFilter: later('updateAssetFilter'),
+  },
+  AssetProfiles: {
+    all: async (_root, { first, after }, ctx) => {
+      const { userGroup } = tenant(ctx);
+      const limit = pageSize(first, PROFILE_PAGE, MAX_PROFILE_PAGE);
+      const cursor = after ? String(decodeCursor(after, 1)[0]) : undefined;
+      const rows = await listProfiles(ctx.db, userGroup, limit, cursor);
+      const profiles = await ctx.loaders.profile.loadMany(rows.slice(0, limit).map((r) => r.profile));
+      const effective = profiles.filter((p): p is EffectiveProfile => p !== null && !(p instanceof Error));
+      const conn = forwardConnection(effective, limit, (p) => [p.profile], cursor !== undefined);
+      conn.pageInfo.hasNextPage = rows.length > limit;
+      return conn;
+    },
+    byId: (_root, { profile }, ctx) => {
+      tenant(ctx);
+      return ctx.loaders.profile.load(profile);
+    },
+  },
+  AssetProfile: {
+    __resolveReference: (ref: { profile: string }, ctx: AssetsContext) =>
+      isAuthenticated(ctx.identity) ? ctx.loaders.profile.load(ref.profile) : null,
+    owner: (p) => ({ username: p.ownerUsername, group: p.userGroup }),
+    properties: (p) => p.properties,
+    propertyMaps: (p) => p.propertyMaps,
+    relationships: (p) => p.relationships,
+    displayNameProperty: (p) => p.document.displayNameProperty,
+    displayNameTemplate: (p) => p.document.displayNameTemplate ?? null,
+    secondaryDisplayNameProperty: (p) => p.document.secondaryDisplayNameProperty ?? null,
+    isDeletedProperty: (p) => p.document.isDeletedProperty ?? null,
+    forceAssetStateUpdates: (p) => p.document.forceAssetStateUpdates ?? false,
+    assets: (p, args, ctx) => assetConnection(ctx, p.profile, args),
+    assetById: (p, { id }, ctx) => ctx.loaders.asset.load({ profile: p.profile, id }),
+    extensions: (p) => p.extensions,
+    assetsExport: later('assetsExport'),
+    upDatasets: later('upDatasets'),
+    upDataset: later('upDataset'),
+    stateUpdateDatasets: later('stateUpdateDatasets'),
+    viewConfigurations: later('viewConfigurations'),
+    viewConfiguration: later('viewConfiguration'),
+    assetConversionConfigurations: later('assetConversionConfigurations'),
+  },
+  AssetPropertyDefinition: {
+    required: (d) => d.required ?? false,
+    default: (d) => d.default ?? null,
+  },
+  AssetProfileRelationship: {
+    assetProfile: async (r, _args, ctx) => {
+      const p = await ctx.loaders.profile.load(r.profile);
+      if (!p) throw new Error(`relationship ${r.relationship} points at missing profile ${r.profile}`);
+      return p;
+    },
+  },
+  Assets: {
+    assetProfile: (a, _args, ctx) => ctx.loaders.profile.load(a.profile),
+    all: (a, args, ctx) => assetConnection(ctx, a.profile, args),
+    byId: (a, { id }, ctx) => ctx.loaders.asset.load({ profile: a.profile, id }),
+  },
+  Asset: {
+    __resolveReference: (ref: { profile: string; id: string }, ctx: AssetsContext) =>
+      isAuthenticated(ctx.identity) ? ctx.loaders.asset.load({ profile: ref.profile, id: ref.id }) : null,
+    assetProfile: (a, _args, ctx) => profileOf(ctx, a),
+    modifiedAt: (a) => a.modified_at,
+    isDeleted: (a) => a.is_deleted,
+    properties: async (a, { only }, ctx) => {
+      const props = withDefaults(await profileOf(ctx, a), a.properties);
+      if (!only) return props;
+      const out: Record<string, unknown> = {};
+      for (const k of only) if (k in props) out[k] = props[k];
+      return out;
+    },
+    observation: (a) => a.observation,
+    geometry: (a) => a.geometry,
+    geoJSONFeature: async (a, _args, ctx) =>
+      a.geometry
+        ? {
+            type: 'Feature',
+            id: `${a.profile}/${a.id}`,
+            bbox: bboxOf(a.geometry),
+            geometry: a.geometry,
+            properties: withDefaults(await profileOf(ctx, a), a.properties),
+          }
+        : null,
+    displayName: async (a, _args, ctx) => {
+      const p = await profileOf(ctx, a);
+      return p ? displayNameOf(p.document, a.id, withDefaults(p, a.properties)) : a.id;
+    },
+    secondaryDisplayName: async (a, _args, ctx) => {
+      const p = await profileOf(ctx, a);
+      const key = p?.document.secondaryDisplayNameProperty;
+      const v = key ? withDefaults(p, a.properties)[key] : undefined;
+      return v === undefined || v === null ? null : String(v);
+    },
+    related: later('related'),
+    issueSubject: (a) => ({ type: ASSET_SUBJECT_TYPE, reference: assetSubjectReference(a.profile, a.id) }),
+  },
+  IssueSubject: {
+    __resolveReference: (ref: { type: string; reference: string }) => ref,
+    assetReference: (s) => (s.type === ASSET_SUBJECT_TYPE ? parseAssetSubjectReference(s.reference) : null),
+  },
+  AssetReference: {
+    asset: (r, _args, ctx) =>
+      isAuthenticated(ctx.identity) ? ctx.loaders.asset.load({ profile: r.profile, id: r.id }) : null,
+  },
+  GeoJSONGeometryInterface: {
+    __resolveType: (g) => `GeoJSON${String(g.type)}` as never,
+  },
+  GeoJSONPoint: { bbox: (g) => bboxOf(g) },
+  GeoJSONMultiPoint: { bbox: (g) => bboxOf(g) },
+  GeoJSONLineString: { bbox: (g) => bboxOf(g) },
+  GeoJSONMultiLineString: { bbox: (g) => bboxOf(g) },
+  GeoJSONPolygon: { bbox: (g) => bboxOf(g) },
+  GeoJSONMultiPolygon: { bbox: (g) => bboxOf(g) },
+  GeoJSONGeometryCollection: { bbox: (g) => bboxOf(g) },
+};

@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely';
+import type { BaseContext } from '../../shared/subgraph.ts';
+import type { Tables } from '../../storage/tables.ts';
+
+export interface AuthSettings {
+  loginEnabled: boolean;
+  ssoEnabled: boolean;
+  ssoUrl: string | null;
+}
+
+export interface AuthContext extends BaseContext {
+  db: Kysely<Tables>;
+  authConfig: AuthSettings;
+}

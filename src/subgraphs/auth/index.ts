@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../shared/clock.ts';
+import type { IdentitySigner } from '../../shared/identity.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { createSubgraph } from '../../shared/subgraph.ts';
+import type { Tables } from '../../storage/tables.ts';
+import type { AuthContext, AuthSettings } from './context.ts';
+import { resolvers } from './resolvers.ts';
+
+export const authTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
+
+export interface AuthDeps {
+  db: Kysely<Tables>;
+  signer: IdentitySigner;
+  log: Logger;
+  clock: Clock;
+  settings: AuthSettings;
+}
+
+/** The auth subgraph: sessions, sign-in and its challenges, API keys, devices, configuration. */
+export function createAuthSubgraph(deps: AuthDeps) {
+  return createSubgraph<AuthContext>({
+    name: 'auth',
+    typeDefs: authTypeDefs,
+    resolvers,
+    signer: deps.signer,
+    log: deps.log,
+    clock: deps.clock,
+    extendContext: (base) => ({ ...base, db: deps.db, authConfig: deps.settings }),
+  });
+}
