@@ -13,6 +13,11 @@ import {
 } from './identity.ts';
 import type { Logger } from './logger.ts';
 
+/** By name, not class: a second copy of `graphql` (CJS beside ESM) must not unmask errors. */
+function isGraphQLError(e: unknown): e is GraphQLError {
+  return e instanceof Error && e.name === 'GraphQLError';
+}
+
 /** What every subgraph resolver gets, besides its own dependencies. */
 export interface BaseContext {
   identity: Identity;
@@ -61,8 +66,8 @@ export function createSubgraph<C extends BaseContext>(
     healthCheckEndpoint: '/healthz',
     maskedErrors: {
       maskError(error, message) {
-        const original = error instanceof GraphQLError ? error.originalError : error;
-        if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) return error;
+        const original = isGraphQLError(error) ? error.originalError : error;
+        if (isGraphQLError(error) && (!original || isGraphQLError(original))) return error;
         log.error({ err: original ?? error }, 'unexpected error in resolver');
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
       },

@@ -1,0 +1,50 @@
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, SUBGRAPH_NAMES } from '../config/index.ts';
+import { migrateCommand } from './commands/migrate.ts';
+import { serveCommand } from './commands/serve.ts';
+import { supergraphCommand } from './commands/supergraph.ts';
+
+/** Builds the `assetql` program; commands resolve to their exit code. */
+export function program(): Command {
+  const cli = new Command('assetql')
+    .description('Federated GraphQL asset-management API and its authentication service')
+    .showHelpAfterError()
+    .exitOverride();
+
+  cli
+    .command('serve')
+    .description('serve the API: everything in one process (default), one subgraph, or the gateway')
+    .addOption(new Option('--subgraph <name>', 'serve only this subgraph').choices(SUBGRAPH_NAMES))
+    .option('--gateway', 'serve only the gateway, reaching subgraphs at ASSETQL_SUBGRAPH_<NAME>_URL')
+    .option('--port <port>', 'port to listen on (PORT) [default: 4000]')
+    .option('--host <host>', 'address to listen on (HOST)')
+    .action(serveCommand);
+
+  cli.command('migrate').description('apply pending database migrations').action(migrateCommand);
+
+  cli
+    .command('supergraph')
+    .description('print the composed supergraph SDL, for other Federation v2 routers')
+    .option(
+      '--subgraph-url <name=url...>',
+      'where the router reaches a subgraph (default: ASSETQL_SUBGRAPH_<NAME>_URL, else http://localhost:<port>/…)',
+    )
+    .action(supergraphCommand);
+
+  return cli;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  try {
+    await program().parseAsync(argv);
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof ConfigError) {
+      process.stderr.write(`assetql: ${e.message}\n`);
+      return 78; // EX_CONFIG
+    }
+    process.stderr.write(`assetql: ${(e as Error).stack ?? e}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,229 @@
+import type { Insertable, Kysely } from 'kysely';
+import type { Config } from '../config/index.ts';
+import type { AssetsTable, Tables } from '../storage/tables.ts';
+import type { ProfileDocument } from '../subgraphs/assets/profiles/definition.ts';
+
+/** The demo tenants: user `demo` belongs to both. */
+export const DEMO_GROUPS = ['demo', 'demo-east'] as const;
+const OWNER = 'demo';
+
+interface SeedProfile {
+  profile: string;
+  title: string;
+  document: ProfileDocument;
+}
+
+const PROFILES: SeedProfile[] = [
+  {
+    profile: 'site',
+    title: 'Site',
+    document: {
+      displayNameProperty: 'name',
+      properties: [
+        { name: 'name', type: 'STRING', title: 'Name', required: true },
+        { name: 'region', type: 'STRING', title: 'Region' },
+        { name: 'operator', type: 'STRING', title: 'Operator', default: 'Northwind Energy' },
+      ],
+      relationships: [
+        {
+          relationship: 'facilities',
+          type: 'MANY',
+          profile: 'facility',
+          referenceType: 'ID',
+          lookupProperty: 'siteId',
+          lookupType: 'PROPERTY',
+        },
+      ],
+    },
+  },
+  {
+    profile: 'facility',
+    title: 'Facility',
+    document: {
+      displayNameProperty: 'name',
+      displayNameTemplate: '{name} ({kind|"facility"})',
+      secondaryDisplayNameProperty: 'kind',
+      properties: [
+        { name: 'name', type: 'STRING', title: 'Name', required: true },
+        { name: 'kind', type: 'ENUM', title: 'Kind', enumValues: ['battery', 'compressor', 'gathering', 'plant'] },
+        { name: 'siteId', type: 'STRING', title: 'Site' },
+        { name: 'capacity', type: 'NUMBER', title: 'Capacity', unit: 'm3/d' },
+      ],
+      relationships: [
+        {
+          relationship: 'site',
+          type: 'ONE',
+          profile: 'site',
+          referenceProperty: 'siteId',
+          referenceType: 'PROPERTY',
+          lookupType: 'ID',
+        },
+        {
+          relationship: 'wells',
+          type: 'MANY',
+          profile: 'well',
+          referenceType: 'ID',
+          lookupProperty: 'facilityId',
+          lookupType: 'PROPERTY',
+        },
+      ],
+    },
+  },
+  {
+    profile: 'well',
+    title: 'Well',
+    document: {
+      displayNameProperty: 'name',
+      secondaryDisplayNameProperty: 'uwi',
+      isDeletedProperty: 'abandoned',
+      properties: [
+        { name: 'name', type: 'STRING', title: 'Name', required: true },
+        { name: 'uwi', type: 'STRING', title: 'Unique well identifier' },
+        { name: 'status', type: 'ENUM', title: 'Status', enumValues: ['drilling', 'producing', 'shut-in', 'abandoned'] },
+        { name: 'facilityId', type: 'STRING', title: 'Facility' },
+        { name: 'depth', type: 'NUMBER', title: 'Total depth', unit: 'm' },
+        { name: 'spudDate', type: 'DATE', title: 'Spud date' },
+        { name: 'abandoned', type: 'BOOLEAN', title: 'Abandoned', default: false },
+      ],
+      relationships: [
+        {
+          relationship: 'facility',
+          type: 'ONE',
+          profile: 'facility',
+          referenceProperty: 'facilityId',
+          referenceType: 'PROPERTY',
+          lookupType: 'ID',
+        },
+      ],
+    },
+  },
+];
+
+const SITES = [
+  { id: 'S-100', name: 'Red Deer Field', region: 'Alberta', lon: -113.81, lat: 52.27 },
+  { id: 'S-200', name: 'Peace River Field', region: 'Alberta', lon: -117.29, lat: 56.23 },
+  { id: 'S-300', name: 'Estevan Field', region: 'Saskatchewan', lon: -102.99, lat: 49.14 },
+];
+const FACILITY_KINDS = ['battery', 'compressor', 'gathering', 'plant'];
+const WELL_STATUS = ['producing', 'producing', 'producing', 'shut-in', 'drilling'];
+
+/** A small deterministic generator so the demo data is the same on every machine. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/**
+ * Loads the demo tenant when the group has no profiles yet: sites, facilities and wells with
+ * geometry and relationships, a copy of the sites in `demo-east`, and one open issue.
+ * Returns whether anything was written.
+ */
+export async function seedDemo(db: Kysely<Tables>, _config: Pick<Config, 'env'>): Promise<boolean> {
+  const existing = await db
+    .selectFrom('asset_profiles')
+    .select('profile')
+    .where('user_group', '=', DEMO_GROUPS[0])
+    .limit(1)
+    .execute();
+  if (existing.length > 0) return false;
+
+  const random = rng(42);
+  const now = new Date();
+  await db.transaction().execute(async (trx) => {
+    for (const group of DEMO_GROUPS) {
+      await trx
+        .insertInto('asset_profiles')
+        .values(
+          PROFILES.map((p) => ({
+            user_group: group,
+            profile: p.profile,
+            title: p.title,
+            owner_username: OWNER,
+            definition: JSON.stringify(p.document),
+          })),
+        )
+        .execute();
+    }
+
+    const assets: Insertable<AssetsTable>[] = [];
+    const add = (group: string, profile: string, id: string, properties: Record<string, unknown>, lon: number, lat: number) =>
+      assets.push({
+        user_group: group,
+        profile,
+        id,
+        properties: JSON.stringify(properties),
+        observation: null,
+        geometry: JSON.stringify({ type: 'Point', coordinates: [round(lon), round(lat)] }),
+        display_name: String(properties.name ?? id),
+        modified_at: now,
+      });
+
+    for (const site of SITES) {
+      add('demo', 'site', site.id, { name: site.name, region: site.region }, site.lon, site.lat);
+      if (site.region === 'Saskatchewan') {
+        add('demo-east', 'site', site.id, { name: site.name, region: site.region }, site.lon, site.lat);
+      }
+      for (let f = 1; f <= 2; f++) {
+        const fid = `${site.id.replace('S', 'F')}-${f}`;
+        const flon = site.lon + (random() - 0.5) * 0.4;
+        const flat = site.lat + (random() - 0.5) * 0.3;
+        add(
+          'demo',
+          'facility',
+          fid,
+          {
+            name: `${site.name.split(' ')[0]} ${FACILITY_KINDS[(f + site.id.length) % 4]} ${f}`,
+            kind: FACILITY_KINDS[(f + site.id.length) % 4],
+            siteId: site.id,
+            capacity: Math.round(500 + random() * 4500),
+          },
+          flon,
+          flat,
+        );
+        for (let w = 1; w <= 4; w++) {
+          const wid = `W-${fid.slice(2)}-${w}`;
+          const status = WELL_STATUS[Math.floor(random() * WELL_STATUS.length)]!;
+          add(
+            'demo',
+            'well',
+            wid,
+            {
+              name: `${site.name.split(' ')[0]} ${f}-${w}`,
+              uwi: `100/${String(10 + w).padStart(2, '0')}-${String(f * 7).padStart(2, '0')}-0${f}-${site.id.slice(2)}W5`,
+              status,
+              facilityId: fid,
+              depth: Math.round(1200 + random() * 2800),
+              spudDate: `20${10 + Math.floor(random() * 14)}-0${1 + Math.floor(random() * 9)}-1${Math.floor(random() * 9)}`,
+            },
+            flon + (random() - 0.5) * 0.05,
+            flat + (random() - 0.5) * 0.05,
+          );
+        }
+      }
+    }
+    await trx.insertInto('assets').values(assets).execute();
+
+    await trx
+      .insertInto('issues')
+      .values({
+        user_group: 'demo',
+        id: '5b0c1f0e-3d4a-4a53-9a57-2d1f6b0d9e01',
+        display_name: 'Casing pressure above threshold',
+        description: 'Casing pressure has read above 9 bar for three days; schedule an inspection.',
+        status: 'OPEN',
+        subject_type: 'asset',
+        subject_reference: 'well/W-100-1-1',
+        created_at: now,
+        created_by: OWNER,
+      })
+      .execute();
+  });
+  return true;
+}
+
+function round(x: number) {
+  return Math.round(x * 1e6) / 1e6;
+}

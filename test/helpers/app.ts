@@ -1,0 +1,90 @@
+import { type Config, loadConfig } from '../../src/config/index.ts';
+import { createApp, type Role } from '../../src/server/app.ts';
+import { type Clock, ManualClock } from '../../src/shared/clock.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import { hashSessionId, lifetimeOf, newSessionId } from '../../src/shared/session-policy.ts';
+import { freshDatabase, type TestDatabase } from './database.ts';
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: { data?: T | null; errors?: { message: string; extensions?: Record<string, unknown>; locations?: unknown }[] };
+}
+
+export interface TestApp {
+  config: Config;
+  database: TestDatabase;
+  clock: ManualClock;
+  handle(request: Request): Promise<Response>;
+  /** POSTs a GraphQL document to /api/graphql in-process. */
+  graphql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<T>>;
+  /**
+   * A signed-in session stored the way sign-in stores it, for tests of everything that
+   * is not sign-in itself. Returns the session ID to send in `x-svc-sessionid`.
+   */
+  sessionFor(username: string, userGroup: string, options?: { clientType?: string; kind?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const BASE = 'http://localhost:4000';
+
+export async function startTestApp(
+  options: { role?: Role; config?: Record<string, unknown>; database?: TestDatabase; clock?: ManualClock } = {},
+): Promise<TestApp> {
+  const database = options.database ?? (await freshDatabase());
+  const clock = options.clock ?? new ManualClock(new Date('2026-11-22T12:00:00Z'));
+  const config = loadConfig({ logLevel: 'silent', env: 'demo', demoData: false, ...options.config }, {});
+  const app = await createApp(config, options.role ?? { kind: 'single' }, {
+    database,
+    clock: clock as Clock,
+    log: createLogger('silent'),
+    migrate: false,
+  });
+  const handle = (request: Request) => app.handle(request);
+  return {
+    config,
+    database,
+    clock,
+    handle,
+    async graphql(query, variables, headers = {}) {
+      const response = await handle(
+        new Request(`${BASE}/api/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
+          body: JSON.stringify({ query, variables }),
+        }),
+      );
+      return { status: response.status, headers: response.headers, body: await response.json() };
+    },
+    async sessionFor(username, userGroup, o = {}) {
+      const id = newSessionId();
+      const clientType = o.clientType ?? 'EXPLORER';
+      const now = clock.now();
+      const life = lifetimeOf(clientType);
+      await database.db
+        .insertInto('sessions')
+        .values({
+          id_hash: hashSessionId(id),
+          kind: o.kind ?? 'session',
+          username,
+          user_group: userGroup,
+          client_type: clientType,
+          created_at: now,
+          expires_at: new Date(now.getTime() + life.idleMs),
+          expires_at_hard: new Date(now.getTime() + life.maxMs),
+          last_authenticated_at: now,
+          last_seen_at: now,
+        })
+        .execute();
+      return id;
+    },
+    async close() {
+      await app.close();
+      if (!options.database) await database.close();
+    },
+  };
+}
