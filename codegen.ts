@@ -40,7 +40,10 @@ const config: CodegenConfig = {
       GeoJSONMultiPolygon: 'Record<string, unknown>',
       GeoJSONGeometryCollection: 'Record<string, unknown>',
     }),
-    ...subgraph('auth', '../subgraphs/auth/context.ts#AuthContext'),
+    ...subgraph('auth', '../subgraphs/auth/context.ts#AuthContext', {
+      User: '{ id: string; username: string }',
+      EntityOwner: '{ username: string; group: string }',
+    }),
     ...subgraph('issues', '../subgraphs/issues/context.ts#IssuesContext', {
       Issue: '../subgraphs/issues/issues.repository.ts#IssueRow',
       Issues: 'Record<string, never>',

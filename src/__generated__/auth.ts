@@ -319,6 +319,8 @@ export type Session = {
   /** Details of the pending challenge, e.g. `{ destination: "+1******89" }` for SMS_MFA. */
   challengeParam: Maybe<Scalars['JSONObject']['output']>;
   clientApplicationType: Maybe<ClientApplicationType>;
+  /** The device this session signed in on; send it as `deviceKey` at the next sign-in. */
+  deviceKey: Maybe<Scalars['String']['output']>;
   /** The soft (idle) expiry; it moves forward with activity, never past `expiresAtHard`. */
   expiresAt: Maybe<Scalars['DateTime']['output']>;
   /** The hard expiry: the session ends then whatever the activity. */
@@ -470,13 +472,13 @@ export type ResolversTypes = ResolversObject<{
   Config: ResolverTypeWrapper<Config>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Device: ResolverTypeWrapper<Device>;
-  EntityOwner: ResolverTypeWrapper<EntityOwner>;
+  EntityOwner: ResolverTypeWrapper<{ username: string; group: string }>;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ReauthenticationInput: ReauthenticationInput;
   Session: ResolverTypeWrapper<Session>;
-  User: ResolverTypeWrapper<User>;
+  User: ResolverTypeWrapper<{ id: string; username: string }>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -505,13 +507,13 @@ export type ResolversParentTypes = ResolversObject<{
   Config: Config;
   DateTime: Scalars['DateTime']['output'];
   Device: Device;
-  EntityOwner: EntityOwner | FederationReferenceTypes['EntityOwner'];
+  EntityOwner: { username: string; group: string };
   JSONObject: Scalars['JSONObject']['output'];
   Mutation: Record<PropertyKey, never>;
   Query: Record<PropertyKey, never>;
   ReauthenticationInput: ReauthenticationInput;
   Session: Session;
-  User: User | FederationReferenceTypes['User'];
+  User: { id: string; username: string };
 }>;
 
 export type AuthApiKeyResolvers<ContextType = AuthContext, ParentType extends ResolversParentTypes['AuthAPIKey'] = ResolversParentTypes['AuthAPIKey']> = ResolversObject<{
@@ -627,6 +629,7 @@ export type SessionResolvers<ContextType = AuthContext, ParentType extends Resol
   challengeName?: Resolver<Maybe<ResolversTypes['AuthChallengeName']>, ParentType, ContextType>;
   challengeParam?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
   clientApplicationType?: Resolver<Maybe<ResolversTypes['ClientApplicationType']>, ParentType, ContextType>;
+  deviceKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   expiresAtHard?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   lastAuthenticatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;

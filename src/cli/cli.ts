@@ -1,8 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, SUBGRAPH_NAMES } from '../config/index.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { outboxCommand } from './commands/outbox.ts';
 import { serveCommand } from './commands/serve.ts';
 import { supergraphCommand } from './commands/supergraph.ts';
+import { usersCommands } from './commands/users.ts';
 
 /** Builds the `assetql` program; commands resolve to their exit code. */
 export function program(): Command {
@@ -31,6 +33,8 @@ export function program(): Command {
     )
     .action(supergraphCommand);
 
+  usersCommands(cli);
+  outboxCommand(cli);
   return cli;
 }
 

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
 /** The three deployment environments the spec names (§1.6); each has its own `{base_url}`. */
@@ -142,4 +142,24 @@ function stripUndefined(o: Record<string, unknown>) {
 
 function randomSecret() {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+}
+
+/**
+ * In `demo` without ASSETQL_SECRET, one secret kept in DATA_DIR/secret (mode 0600), so the
+ * server and CLI commands agree (sealed TOTP seeds, signed URLs) and restarts keep them valid.
+ * Other environments must configure the secret; there this returns the config unchanged.
+ */
+export function withDemoSecret(config: Config): Config {
+  if (!config.ephemeralSecret || config.env !== 'demo') return config;
+  const file = join(config.dataDir, 'secret');
+  let secret: string;
+  try {
+    secret = readFileSync(file, 'utf8').trim();
+  } catch {
+    mkdirSync(config.dataDir, { recursive: true });
+    secret = config.secret;
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+  }
+  return Object.freeze({ ...config, secret, ephemeralSecret: false });
 }

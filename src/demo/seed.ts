@@ -2,6 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { Config } from '../config/index.ts';
 import type { AssetsTable, Tables } from '../storage/tables.ts';
 import type { ProfileDocument } from '../subgraphs/assets/profiles/definition.ts';
+import { createUser } from '../subgraphs/auth/users.ts';
 
 /** The demo tenants: user `demo` belongs to both. */
 export const DEMO_GROUPS = ['demo', 'demo-east'] as const;
@@ -45,7 +46,12 @@ const PROFILES: SeedProfile[] = [
       secondaryDisplayNameProperty: 'kind',
       properties: [
         { name: 'name', type: 'STRING', title: 'Name', required: true },
-        { name: 'kind', type: 'ENUM', title: 'Kind', enumValues: ['battery', 'compressor', 'gathering', 'plant'] },
+        {
+          name: 'kind',
+          type: 'ENUM',
+          title: 'Kind',
+          enumValues: ['battery', 'compressor', 'gathering', 'plant'],
+        },
         { name: 'siteId', type: 'STRING', title: 'Site' },
         { name: 'capacity', type: 'NUMBER', title: 'Capacity', unit: 'm3/d' },
       ],
@@ -79,7 +85,12 @@ const PROFILES: SeedProfile[] = [
       properties: [
         { name: 'name', type: 'STRING', title: 'Name', required: true },
         { name: 'uwi', type: 'STRING', title: 'Unique well identifier' },
-        { name: 'status', type: 'ENUM', title: 'Status', enumValues: ['drilling', 'producing', 'shut-in', 'abandoned'] },
+        {
+          name: 'status',
+          type: 'ENUM',
+          title: 'Status',
+          enumValues: ['drilling', 'producing', 'shut-in', 'abandoned'],
+        },
         { name: 'facilityId', type: 'STRING', title: 'Facility' },
         { name: 'depth', type: 'NUMBER', title: 'Total depth', unit: 'm' },
         { name: 'spudDate', type: 'DATE', title: 'Spud date' },
@@ -121,7 +132,7 @@ function rng(seed: number) {
  * geometry and relationships, a copy of the sites in `demo-east`, and one open issue.
  * Returns whether anything was written.
  */
-export async function seedDemo(db: Kysely<Tables>, _config: Pick<Config, 'env'>): Promise<boolean> {
+export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret'>): Promise<boolean> {
   const existing = await db
     .selectFrom('asset_profiles')
     .select('profile')
@@ -129,6 +140,23 @@ export async function seedDemo(db: Kysely<Tables>, _config: Pick<Config, 'env'>)
     .limit(1)
     .execute();
   if (existing.length > 0) return false;
+
+  // The demo user, with the demo's well-known password: only ever in the demo environment.
+  if (config.env === 'demo') {
+    const user = await db
+      .selectFrom('users')
+      .select('username')
+      .where('username', '=', OWNER)
+      .executeTakeFirst();
+    if (!user) {
+      await createUser(db, config.secret, {
+        username: OWNER,
+        groups: [...DEMO_GROUPS],
+        password: 'demo',
+        allowWeakPassword: true,
+      });
+    }
+  }
 
   const random = rng(42);
   const now = new Date();
@@ -149,7 +177,14 @@ export async function seedDemo(db: Kysely<Tables>, _config: Pick<Config, 'env'>)
     }
 
     const assets: Insertable<AssetsTable>[] = [];
-    const add = (group: string, profile: string, id: string, properties: Record<string, unknown>, lon: number, lat: number) =>
+    const add = (
+      group: string,
+      profile: string,
+      id: string,
+      properties: Record<string, unknown>,
+      lon: number,
+      lat: number,
+    ) =>
       assets.push({
         user_group: group,
         profile,

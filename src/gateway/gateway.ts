@@ -21,7 +21,7 @@ export const EXPLORER_PATH = '/plugins/sr/apolloGraphql';
 export type InProcessFetch = (request: Request) => Response | Promise<Response>;
 
 export interface GatewayOptions {
-  config: Pick<Config, 'baseUrl' | 'env'>;
+  config: Pick<Config, 'baseUrl' | 'env' | 'trustProxy'>;
   subgraphs: readonly SubgraphDefinition[];
   /** Subgraphs served in this process, by URL origin; the gateway calls them directly. */
   inProcess?: ReadonlyMap<string, InProcessFetch>;
@@ -40,9 +40,17 @@ interface RequestState {
   identityToken: string | undefined;
 }
 
+function isJson(contentType: string | null) {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return type === 'application/json' || type === 'application/graphql-response+json';
+}
+
 export interface Gateway {
-  /** The whole HTTP surface as a fetch handler: GraphQL, explorer, health. */
-  handle(request: Request): Promise<Response>;
+  /**
+   * The whole HTTP surface as a fetch handler: GraphQL, explorer, health.
+   * @param remoteAddress the TCP peer; `x-forwarded-for` is used instead only with trustProxy.
+   */
+  handle(request: Request, remoteAddress?: string): Promise<Response>;
   readonly supergraphSdl: string;
   close(): Promise<void>;
 }
@@ -92,6 +100,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     graphiql: false,
     logging: process.env.ASSETQL_DEBUG_GATEWAY ? 'debug' : false,
     maskedErrors: !process.env.ASSETQL_DEBUG_GATEWAY,
+    // We make the correlation id (propagateHeaders forwards it); Hive's own would replace it
+    // towards the subgraphs with a second UUID whenever the client sent none.
+    requestId: false,
     healthCheckEndpoint: '/__runtime/healthz',
     readinessCheckEndpoint: '/__runtime/readyz',
     plugins,
@@ -120,17 +131,51 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   });
 
-  async function graphql(request: Request, requestId: string): Promise<Response> {
-    const sessionId = request.headers.get(SESSION_HEADER) ?? sessionFromCookie(request.headers.get('cookie'));
-    const identity = await sessions.resolve(sessionId);
-    const identityToken = identity.kind === 'anonymous' ? undefined : await signer.sign(identity);
+  function clientAddress(request: Request, remoteAddress: string | undefined): string | null {
+    if (options.config.trustProxy) {
+      const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+      if (forwarded) return forwarded;
+    }
+    return remoteAddress?.replace(/^::ffff:/, '') ?? null;
+  }
+
+  async function graphql(
+    request: Request,
+    requestId: string,
+    remoteAddress: string | undefined,
+  ): Promise<Response> {
+    const headerSession = request.headers.get(SESSION_HEADER);
+    const cookieSession = headerSession ? undefined : sessionFromCookie(request.headers.get('cookie'));
+    // CSRF: a browser sends the cookie on its own, so a cookie-authenticated POST must be one a
+    // cross-site form cannot make (JSON needs a CORS preflight); anything else is refused.
+    if (cookieSession && request.method === 'POST' && !isJson(request.headers.get('content-type'))) {
+      return Response.json(
+        {
+          errors: [
+            {
+              message: 'A request authenticated by cookie must have Content-Type: application/json.',
+              extensions: { code: 'CSRF_REJECTED' },
+            },
+          ],
+        },
+        { status: 403 },
+      );
+    }
+    const sessionId = headerSession ?? cookieSession;
+    const resolved = await sessions.resolve(sessionId);
+    const identity = { ...resolved, clientIp: clientAddress(request, remoteAddress) };
+    const identityToken = await signer.sign(identity);
     const state: RequestState = { requestId, sessionId: sessionId ?? undefined, identity, identityToken };
     return runtime.fetch(request, state);
   }
 
-  async function route(request: Request, requestId: string): Promise<Response> {
+  async function route(
+    request: Request,
+    requestId: string,
+    remoteAddress: string | undefined,
+  ): Promise<Response> {
     const { pathname } = new URL(request.url);
-    if (pathname === GRAPHQL_PATH) return graphql(request, requestId);
+    if (pathname === GRAPHQL_PATH) return graphql(request, requestId, remoteAddress);
     if (pathname === '/healthz') return Response.json({ status: 'ok' });
     if (pathname === '/readyz') {
       const ok = await options.ready().catch(() => false);
@@ -147,11 +192,11 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     supergraphSdl,
-    async handle(request) {
+    async handle(request, remoteAddress) {
       const requestId = correlationIdFrom(request.headers.get(REQUEST_ID_HEADER));
       let response: Response;
       try {
-        response = await route(request, requestId);
+        response = await route(request, requestId, remoteAddress);
       } catch (err) {
         log.error({ err, requestId }, 'request failed');
         response = Response.json(

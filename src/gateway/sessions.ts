@@ -73,20 +73,36 @@ export class SessionResolver {
   }
 
   async #load(hash: Buffer, key: string, now: number): Promise<Cached | undefined> {
+    // A session is only as good as its user: disabled users and users who left the group
+    // lose every session and API key at once, whatever the cache of other processes says.
     const row = await this.#db
-      .selectFrom('sessions')
-      .select([
-        'kind',
-        'username',
-        'user_group',
-        'client_type',
-        'expires_at',
-        'expires_at_hard',
-        'last_seen_at',
+      .selectFrom('sessions as s')
+      .leftJoin('users as u', 'u.username', 's.username')
+      .select((eb) => [
+        's.kind',
+        's.username',
+        's.user_group',
+        's.client_type',
+        's.expires_at',
+        's.expires_at_hard',
+        's.last_seen_at',
+        eb.fn.coalesce('u.disabled', eb.lit(true)).as('disabled'),
+        eb
+          .or([
+            eb('s.user_group', 'is', null),
+            eb.exists(
+              eb
+                .selectFrom('user_groups as g')
+                .select('g.user_group')
+                .whereRef('g.username', '=', 's.username')
+                .whereRef('g.user_group', '=', 's.user_group'),
+            ),
+          ])
+          .as('member'),
       ])
-      .where('id_hash', '=', hash)
+      .where('s.id_hash', '=', hash)
       .executeTakeFirst();
-    if (!row || !KINDS.has(row.kind)) {
+    if (!row || !KINDS.has(row.kind) || row.disabled || !row.member) {
       this.#cache.delete(key);
       return undefined;
     }

@@ -38,7 +38,7 @@ export interface App {
   readonly database: Database;
   readonly log: Logger;
   readonly supergraphSdl: string | undefined;
-  handle(request: Request): Promise<Response>;
+  handle(request: Request, remoteAddress?: string): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -68,6 +68,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       case 'auth':
         return createAuthSubgraph({
           ...deps,
+          secret: config.secret,
           settings: { loginEnabled: true, ssoEnabled: false, ssoUrl: null },
         });
       case 'issues':
@@ -80,7 +81,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     return true;
   };
 
-  let handle: (request: Request) => Promise<Response>;
+  let handle: (request: Request, remoteAddress?: string) => Promise<Response>;
   let supergraphSdl: string | undefined;
   let closeRole = async () => {};
 

@@ -11,11 +11,13 @@ export interface Listening {
 
 /** Serves a fetch handler over node:http. Port 0 picks a free port. */
 export async function listen(
-  handler: (request: Request) => Response | Promise<Response>,
+  handler: (request: Request, remoteAddress?: string) => Response | Promise<Response>,
   port: number,
   host: string,
 ): Promise<Listening> {
-  const adapter = createServerAdapter(handler);
+  const adapter = createServerAdapter<{ req?: { socket?: { remoteAddress?: string } } }>((request, ctx) =>
+    handler(request, ctx.req?.socket?.remoteAddress),
+  );
   const server = createServer(adapter);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

@@ -19,6 +19,8 @@ export interface Identity {
   clientType: string | null;
   /** Hex SHA-256 of the session ID: lets the auth subgraph find the session, useless to present. */
   sessionHash: string | null;
+  /** The client's address as the gateway saw it (for devices, limits and the audit trail). */
+  clientIp?: string | null;
 }
 
 export const ANONYMOUS: Identity = Object.freeze({
@@ -55,6 +57,7 @@ export class IdentitySigner {
       grp: identity.userGroup,
       cat: identity.clientType,
       sid: identity.sessionHash,
+      ip: identity.clientIp ?? null,
     })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(identity.username ?? '')
@@ -85,6 +88,7 @@ export class IdentitySigner {
         userGroup: str(payload.grp),
         clientType: str(payload.cat),
         sessionHash: str(payload.sid),
+        clientIp: str(payload.ip),
       };
     } catch (e) {
       throw e instanceof IdentityError ? e : new IdentityError(`identity rejected: ${(e as Error).message}`);

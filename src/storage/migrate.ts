@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import * as foundation from './migrations/20261122T0300_foundation.ts';
+import * as auth from './migrations/20261122T0400_auth.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -8,6 +9,7 @@ import * as foundation from './migrations/20261122T0300_foundation.ts';
  */
 const migrations: Record<string, Migration> = {
   '20261122T0300_foundation': foundation,
+  '20261122T0400_auth': auth,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -67,6 +67,73 @@ export interface SessionsTable {
   challenge_param: Json<Record<string, unknown> | null> | null;
   device_key: string | null;
   api_key_id: string | null;
+  challenge_attempts: Generated<number>;
+  challenge_state: Json<Record<string, unknown> | null> | null;
+}
+
+export interface UsersTable {
+  username: string;
+  email: string | null;
+  phone: string | null;
+  password_hash: string | null;
+  disabled: Generated<boolean>;
+  mfa: string | null;
+  mfa_required: Generated<boolean>;
+  totp_secret: string | null;
+  totp_last_step: Generated<number>;
+  require_new_password: Generated<boolean>;
+  failed_attempts: Generated<number>;
+  locked_until: Timestamp | null;
+  password_changed_at: Timestamp | null;
+  created_at: DefaultTimestamp;
+}
+
+export interface UserGroupsTable {
+  username: string;
+  user_group: string;
+}
+
+export interface DevicesTable {
+  username: string;
+  device_key: string;
+  name: string | null;
+  remembered: Generated<boolean>;
+  created_at: DefaultTimestamp;
+  last_signed_in_at: Timestamp | null;
+  last_ip_address: string | null;
+}
+
+export interface ApiKeysTable {
+  username: string;
+  api_key_id: string;
+  user_group: string;
+  created_at: DefaultTimestamp;
+  last_used_at: Timestamp | null;
+}
+
+export interface PasswordResetsTable {
+  username: string;
+  code_hash: Buffer;
+  expires_at: Timestamp;
+  attempts: Generated<number>;
+}
+
+export interface OutboxTable {
+  id: Generated<number>;
+  channel: string;
+  recipient: string;
+  subject: string | null;
+  body: string;
+  created_at: DefaultTimestamp;
+}
+
+export interface AuthEventsTable {
+  id: Generated<number>;
+  at: DefaultTimestamp;
+  username: string | null;
+  event: string;
+  ip: string | null;
+  detail: Json<Record<string, unknown> | null> | null;
 }
 
 export interface Tables {
@@ -75,4 +142,11 @@ export interface Tables {
   assets: AssetsTable;
   issues: IssuesTable;
   sessions: SessionsTable;
+  users: UsersTable;
+  user_groups: UserGroupsTable;
+  devices: DevicesTable;
+  api_keys: ApiKeysTable;
+  password_resets: PasswordResetsTable;
+  outbox: OutboxTable;
+  auth_events: AuthEventsTable;
 }

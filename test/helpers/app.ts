@@ -8,7 +8,10 @@ import { freshDatabase, type TestDatabase } from './database.ts';
 export interface GraphQLResponse<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
-  body: { data?: T | null; errors?: { message: string; extensions?: Record<string, unknown>; locations?: unknown }[] };
+  body: {
+    data?: T | null;
+    errors?: { message: string; extensions?: Record<string, unknown>; locations?: unknown }[];
+  };
 }
 
 export interface TestApp {
@@ -26,14 +29,41 @@ export interface TestApp {
    * A signed-in session stored the way sign-in stores it, for tests of everything that
    * is not sign-in itself. Returns the session ID to send in `x-svc-sessionid`.
    */
-  sessionFor(username: string, userGroup: string, options?: { clientType?: string; kind?: string }): Promise<string>;
+  sessionFor(
+    username: string,
+    userGroup: string,
+    options?: { clientType?: string; kind?: string },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
 export const BASE = 'http://localhost:4000';
 
+/** Makes `username` (without a password) a member of `userGroup`, as `assetql users add` would. */
+export async function ensureMember(
+  database: TestDatabase,
+  username: string,
+  userGroup: string,
+): Promise<void> {
+  await database.db
+    .insertInto('users')
+    .values({ username })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  await database.db
+    .insertInto('user_groups')
+    .values({ username, user_group: userGroup })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
 export async function startTestApp(
-  options: { role?: Role; config?: Record<string, unknown>; database?: TestDatabase; clock?: ManualClock } = {},
+  options: {
+    role?: Role;
+    config?: Record<string, unknown>;
+    database?: TestDatabase;
+    clock?: ManualClock;
+  } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await freshDatabase());
   const clock = options.clock ?? new ManualClock(new Date('2026-11-22T12:00:00Z'));
@@ -54,13 +84,18 @@ export async function startTestApp(
       const response = await handle(
         new Request(`${BASE}/api/graphql`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/graphql-response+json',
+            ...headers,
+          },
           body: JSON.stringify({ query, variables }),
         }),
       );
       return { status: response.status, headers: response.headers, body: await response.json() };
     },
     async sessionFor(username, userGroup, o = {}) {
+      await ensureMember(database, username, userGroup);
       const id = newSessionId();
       const clientType = o.clientType ?? 'EXPLORER';
       const now = clock.now();

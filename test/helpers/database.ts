@@ -11,7 +11,9 @@ export interface TestDatabase extends Database {
  * A fresh, migrated database for one test file: PGlite in memory by default, or a new
  * database on the PostgreSQL server named by DATABASE_URL (dropped again on close).
  */
-export async function freshDatabase(options: { onConnect?: (c: pg.PoolClient) => void } = {}): Promise<TestDatabase> {
+export async function freshDatabase(
+  options: { onConnect?: (c: pg.PoolClient) => void } = {},
+): Promise<TestDatabase> {
   const admin = process.env.DATABASE_URL;
   if (!admin) {
     const database = await openDatabase({ memory: true }, options);

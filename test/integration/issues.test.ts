@@ -23,11 +23,9 @@ const CREATE = `mutation($input: CreateIssueInput!, $cid: String) {
 
 describe('issues subgraph', () => {
   it('creates an issue for an asset and finds the asset through federation', async () => {
-    const asset = await t.graphql<{ assets: { byId: { issueSubject: { type: string; reference: string } } } }>(
-      `{ assets(profile: "well") { byId(id: "W-200-2-3") { issueSubject { type reference } } } }`,
-      {},
-      demo,
-    );
+    const asset = await t.graphql<{
+      assets: { byId: { issueSubject: { type: string; reference: string } } };
+    }>(`{ assets(profile: "well") { byId(id: "W-200-2-3") { issueSubject { type reference } } } }`, {}, demo);
     const subject = asset.body.data!.assets.byId.issueSubject;
     expect(subject).toEqual({ type: 'asset', reference: 'well/W-200-2-3' });
 
@@ -66,9 +64,9 @@ describe('issues subgraph', () => {
       demo,
     );
     expect(forward.body.errors).toBeUndefined();
-    expect(forward.body.data.assets.byId.issueSubject.issues.edges.map((e: any) => e.node.displayName)).toEqual([
-      'Leak at wellhead',
-    ]);
+    expect(
+      forward.body.data.assets.byId.issueSubject.issues.edges.map((e: any) => e.node.displayName),
+    ).toEqual(['Leak at wellhead']);
   });
 
   it('pages through issues newest first with no gaps or repeats', async () => {
@@ -95,19 +93,37 @@ describe('issues subgraph', () => {
     // 7 paged + 1 from the test above + 1 demo issue.
     expect(seen).toHaveLength(9);
     expect(new Set(seen).size).toBe(9);
-    expect(seen.slice(0, 7)).toEqual(['Paged 6', 'Paged 5', 'Paged 4', 'Paged 3', 'Paged 2', 'Paged 1', 'Paged 0']);
+    expect(seen.slice(0, 7)).toEqual([
+      'Paged 6',
+      'Paged 5',
+      'Paged 4',
+      'Paged 3',
+      'Paged 2',
+      'Paged 1',
+      'Paged 0',
+    ]);
     expect(pages).toBe(3);
   });
 
   it('rejects bad input without writing anything', async () => {
-    const before = await t.database.db.selectFrom('issues').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const before = await t.database.db
+      .selectFrom('issues')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     const r = await t.graphql<any>(CREATE, { input: { displayName: '   ' } }, demo);
     expect(r.body.data.createIssue).toMatchObject({ issue: null, errors: [{ type: 'INVALID_INPUT' }] });
     const tooBig = await t.graphql<any>(`{ issues { all(first: 501) { edges { node { id } } } } }`, {}, demo);
     expect(tooBig.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    const badCursor = await t.graphql<any>(`{ issues { all(after: "nonsense") { edges { node { id } } } } }`, {}, demo);
+    const badCursor = await t.graphql<any>(
+      `{ issues { all(after: "nonsense") { edges { node { id } } } } }`,
+      {},
+      demo,
+    );
     expect(badCursor.body.errors?.[0]?.message).toMatch(/cursor/);
-    const after = await t.database.db.selectFrom('issues').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const after = await t.database.db
+      .selectFrom('issues')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 
@@ -115,13 +131,17 @@ describe('issues subgraph', () => {
     const r = await t.graphql<any>(`{ issues { all(first: 100) { edges { node { id } } } } }`, {}, east);
     expect(r.body.data.issues.all.edges).toEqual([]);
     const demoIssue = '5b0c1f0e-3d4a-4a53-9a57-2d1f6b0d9e01';
-    const byId = await t.graphql<any>(`query($id: ID!) { issues { byId(id: $id) { id } } }`, { id: demoIssue }, east);
+    const byId = await t.graphql<any>(
+      `query($id: ID!) { issues { byId(id: $id) { id } } }`,
+      { id: demoIssue },
+      east,
+    );
     expect(byId.body.data.issues.byId).toBeNull();
   });
 
   it('refuses anonymous callers, and mutations say so in the result', async () => {
     const r = await t.graphql<any>(`{ issues { all { edges { node { id } } } } }`);
-    expect(r.body.errors?.[0]?.extensions?.code, JSON.stringify(r.body)).toBe("UNAUTHENTICATED");
+    expect(r.body.errors?.[0]?.extensions?.code, JSON.stringify(r.body)).toBe('UNAUTHENTICATED');
     const m = await t.graphql<any>(CREATE, { input: { displayName: 'x' } });
     expect(m.body.data.createIssue.errors[0].type).toBe('UNAUTHENTICATED');
   });

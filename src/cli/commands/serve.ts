@@ -1,4 +1,4 @@
-import { loadConfig, type SubgraphName } from '../../config/index.ts';
+import { loadConfig, type SubgraphName, withDemoSecret } from '../../config/index.ts';
 import { seedDemo } from '../../demo/seed.ts';
 import { createApp, type Role } from '../../server/app.ts';
 import { listen } from '../../server/listen.ts';
@@ -13,7 +13,7 @@ export interface ServeOptions {
 /** `assetql serve`: runs until SIGTERM or SIGINT, then drains in-flight requests and exits. */
 export async function serveCommand(options: ServeOptions): Promise<void> {
   if (options.subgraph && options.gateway) throw new Error('choose --subgraph or --gateway, not both');
-  const config = loadConfig({ port: options.port, host: options.host });
+  const config = withDemoSecret(loadConfig({ port: options.port, host: options.host }));
   const role: Role = options.subgraph
     ? { kind: 'subgraph', name: options.subgraph }
     : options.gateway
@@ -30,7 +30,10 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   }
   const server = await listen(app.handle, config.port, config.host);
   const what = role.kind === 'subgraph' ? `subgraph ${role.name}` : role.kind;
-  log.info({ url: server.url, env: config.env, engine: app.database.engine, role: what }, `assetql ${what} listening`);
+  log.info(
+    { url: server.url, env: config.env, engine: app.database.engine, role: what },
+    `assetql ${what} listening`,
+  );
   process.stdout.write(
     role.kind === 'subgraph'
       ? `assetql subgraph ${role.name} at ${server.url}/graphql\n`

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { BaseContext } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
+import type { AuthService } from './auth.service.ts';
 
 export interface AuthSettings {
   loginEnabled: boolean;
@@ -10,5 +11,6 @@ export interface AuthSettings {
 
 export interface AuthContext extends BaseContext {
   db: Kysely<Tables>;
+  auth: AuthService;
   authConfig: AuthSettings;
 }

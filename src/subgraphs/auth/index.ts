@@ -5,7 +5,9 @@ import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { createSubgraph } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
+import { AuthService } from './auth.service.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
+import { type Messenger, outboxMessenger } from './messaging/messenger.ts';
 import { resolvers } from './resolvers.ts';
 
 export const authTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
@@ -16,10 +18,21 @@ export interface AuthDeps {
   log: Logger;
   clock: Clock;
   settings: AuthSettings;
+  /** Derives the keys that seal TOTP secrets and hash one-time codes. */
+  secret: string;
+  /** Where codes go @default the outbox table */
+  messenger?: Messenger;
 }
 
 /** The auth subgraph: sessions, sign-in and its challenges, API keys, devices, configuration. */
 export function createAuthSubgraph(deps: AuthDeps) {
+  const auth = new AuthService({
+    db: deps.db,
+    clock: deps.clock,
+    log: deps.log,
+    secret: deps.secret,
+    messenger: deps.messenger ?? outboxMessenger(deps.db),
+  });
   return createSubgraph<AuthContext>({
     name: 'auth',
     typeDefs: authTypeDefs,
@@ -27,6 +40,6 @@ export function createAuthSubgraph(deps: AuthDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
-    extendContext: (base) => ({ ...base, db: deps.db, authConfig: deps.settings }),
+    extendContext: (base) => ({ ...base, db: deps.db, auth, authConfig: deps.settings }),
   });
 }

@@ -1,37 +1,191 @@
-import type { Resolvers } from '../../__generated__/auth.ts';
-import { notImplemented } from '../../shared/errors.ts';
+import { GraphQLError } from 'graphql';
+import type { AuthErrorType, Resolvers, Session } from '../../__generated__/auth.ts';
+import { unauthenticated } from '../../shared/errors.ts';
+import { SESSION_CHANGE_HEADER } from '../../shared/session-policy.ts';
+import type { ApiKeyView, IssuedSession, Outcome } from './auth.service.ts';
 import type { AuthContext } from './context.ts';
-import { loadSessionView } from './sessions/session-view.ts';
+import { loadSessionView, SIGNED_OUT, sessionView } from './sessions/session-view.ts';
 
-const later = (what: string) => () => {
-  throw notImplemented(what);
-};
+type Errors = { message: string; type: AuthErrorType }[];
+
+/** Tells the gateway to hand the client a new session ID (cookie and header). */
+function issue(ctx: AuthContext, s: IssuedSession) {
+  ctx.responseHeaders.set(SESSION_CHANGE_HEADER, `set ${s.id} ${Math.floor(s.maxAgeSeconds)}`);
+}
+
+function endSession(ctx: AuthContext) {
+  ctx.responseHeaders.set(SESSION_CHANGE_HEADER, 'clear');
+}
+
+async function sessionResult(ctx: AuthContext, outcome: Outcome<IssuedSession>) {
+  const correlationId = ctx.requestId;
+  if (!outcome.ok) {
+    return {
+      session: null,
+      correlationId,
+      errors: [{ message: outcome.message, type: outcome.type }] as Errors,
+    };
+  }
+  issue(ctx, outcome.value);
+  return { session: await sessionView(ctx, outcome.value.hash), correlationId, errors: [] as Errors };
+}
+
+function apiKeyOut(k: ApiKeyView, sessionId: string | null) {
+  return { ...k, apiKeySessionId: sessionId, authenticated: true };
+}
+
+function loginDisabled(ctx: AuthContext) {
+  return {
+    session: null as Session | null,
+    correlationId: ctx.requestId,
+    errors: [{ type: 'LOGIN_DISABLED', message: 'Sign-in with a password is disabled.' }] as Errors,
+  };
+}
 
 export const resolvers: Resolvers = {
   Query: {
     session: (_root, _args, ctx) => loadSessionView(ctx),
     config: (_root, _args, ctx) => ({ auth: ctx.authConfig }),
-    credentials: later('credentials'),
-    user: later('user'),
+    credentials: () => {
+      throw new GraphQLError('No storage credentials provider is configured for this service.', {
+        extensions: { code: 'CREDENTIALS_UNAVAILABLE' },
+      });
+    },
+    user: (_root, { id }, ctx) => {
+      const { identity } = ctx;
+      if (identity.kind !== 'session' && identity.kind !== 'api_key') throw unauthenticated();
+      // Users see themselves only; anyone else is simply not there.
+      return identity.username !== null && identity.username.toLowerCase() === id.toLowerCase()
+        ? { id: identity.username, username: identity.username }
+        : null;
+    },
   },
   Mutation: {
-    signIn: later('signIn'),
-    confirmSignIn: later('confirmSignIn'),
-    signOut: later('signOut'),
-    federatedSignIn: later('federatedSignIn'),
-    createAPIKey: later('createAPIKey'),
-    setSessionUserGroup: later('setSessionUserGroup'),
-    reauthenticate: later('reauthenticate'),
-    forgetDevices: later('forgetDevices'),
-    forgotPassword: later('forgotPassword'),
-    forgotPasswordSubmit: later('forgotPasswordSubmit'),
-    revokeAPIKey: later('revokeAPIKey'),
-    associateSoftwareToken: later('associateSoftwareToken'),
+    signIn: async (_root, { input }, ctx) => {
+      if (!ctx.authConfig.loginEnabled) return loginDisabled(ctx);
+      const outcome = await ctx.auth.signIn({
+        loginUsername: input.loginUsername,
+        password: input.password,
+        clientType: input.clientApplicationType,
+        deviceKey: input.deviceKey,
+        deviceName: input.deviceName,
+        ip: ctx.identity.clientIp ?? null,
+      });
+      return sessionResult(ctx, outcome);
+    },
+    confirmSignIn: async (_root, { input }, ctx) =>
+      sessionResult(ctx, await ctx.auth.confirmSignIn(ctx.identity, input.code, input.mfaType)),
+    signOut: async (_root, _args, ctx) => {
+      await ctx.auth.signOut(ctx.identity);
+      endSession(ctx);
+      return { session: SIGNED_OUT, correlationId: ctx.requestId, errors: [] };
+    },
+    federatedSignIn: (_root, _args, ctx) => ({
+      session: null,
+      correlationId: ctx.requestId,
+      errors: [
+        { type: 'LOGIN_DISABLED', message: 'No identity provider is configured for federated sign-in.' },
+      ],
+    }),
+    setSessionUserGroup: async (_root, { input }, ctx) =>
+      sessionResult(ctx, await ctx.auth.setSessionUserGroup(ctx.identity, input.userGroup)),
+    reauthenticate: async (_root, { input }, ctx) =>
+      sessionResult(ctx, await ctx.auth.reauthenticate(ctx.identity, input.password)),
+    forgetDevices: async (_root, { input }, ctx) => {
+      const outcome = await ctx.auth.forgetDevices(ctx.identity, input.deviceKeys);
+      if (!outcome.ok) {
+        return {
+          session: null,
+          correlationId: ctx.requestId,
+          errors: [{ message: outcome.message, type: outcome.type }],
+        };
+      }
+      if (outcome.value.endedCurrent) {
+        endSession(ctx);
+        return { session: SIGNED_OUT, correlationId: ctx.requestId, errors: [] };
+      }
+      return { session: await loadSessionView(ctx), correlationId: ctx.requestId, errors: [] };
+    },
+    forgotPassword: (_root, { input }, ctx) => {
+      ctx.auth.forgotPassword(input.loginUsername, ctx.identity.clientIp ?? null);
+      return { correlationId: ctx.requestId, errors: [] };
+    },
+    forgotPasswordSubmit: async (_root, { input }, ctx) =>
+      sessionResult(
+        ctx,
+        await ctx.auth.forgotPasswordSubmit(
+          input.loginUsername,
+          input.confirmationCode,
+          input.password,
+          ctx.identity.clientIp ?? null,
+        ),
+      ),
+    createAPIKey: async (_root, { input }, ctx) => {
+      const outcome = await ctx.auth.createAPIKey(ctx.identity, input.apiKeyId, input.userGroup);
+      if (!outcome.ok) {
+        return {
+          apiKey: null,
+          correlationId: ctx.requestId,
+          errors: [{ message: outcome.message, type: outcome.type }],
+        };
+      }
+      return {
+        apiKey: apiKeyOut(outcome.value, outcome.value.sessionId),
+        correlationId: ctx.requestId,
+        errors: [],
+      };
+    },
+    revokeAPIKey: async (_root, { input }, ctx) => {
+      const outcome = await ctx.auth.revokeAPIKey(ctx.identity, input.apiKeyId);
+      if (!outcome.ok) {
+        return {
+          apiKey: null,
+          correlationId: ctx.requestId,
+          errors: [{ message: outcome.message, type: outcome.type }],
+        };
+      }
+      return { apiKey: apiKeyOut(outcome.value, null), correlationId: ctx.requestId, errors: [] };
+    },
+    associateSoftwareToken: async (_root, _args, ctx) => {
+      const outcome = await ctx.auth.associateSoftwareToken(ctx.identity);
+      if (!outcome.ok) {
+        return {
+          softwareToken: null,
+          correlationId: ctx.requestId,
+          errors: [{ message: outcome.message, type: outcome.type }],
+        };
+      }
+      return { softwareToken: outcome.value, correlationId: ctx.requestId, errors: [] };
+    },
+  },
+  User: {
+    __resolveReference: (ref, ctx) =>
+      ctx.identity.username !== null && ctx.identity.username === ref.id
+        ? { id: ref.id, username: ref.id }
+        : null,
+    email: async (u, _args, ctx) =>
+      (await ctx.db.selectFrom('users').select('email').where('username', '=', u.id).executeTakeFirst())
+        ?.email ?? null,
+    phone: async (u, _args, ctx) =>
+      (await ctx.db.selectFrom('users').select('phone').where('username', '=', u.id).executeTakeFirst())
+        ?.phone ?? null,
+    groups: (u, _args, ctx) => ctx.auth.groupsOf(u.id),
+    devices: async (u, _args, ctx) =>
+      (await ctx.auth.devicesOf(u.id)).map((d) => ({
+        deviceKey: d.device_key,
+        name: d.name,
+        remembered: d.remembered,
+        createdAt: d.created_at,
+        lastSignedInAt: d.last_signed_in_at,
+        lastIpAddress: d.last_ip_address,
+      })),
+    apiKeys: async (u, _args, ctx) => (await ctx.auth.listAPIKeys(u.id)).map((k) => apiKeyOut(k, null)),
   },
   EntityOwner: {
     __resolveReference: (ref) => ref,
-    user: later('EntityOwner.user'),
+    user: (o, _args, ctx) =>
+      ctx.identity.username !== null && ctx.identity.username === o.username
+        ? { id: o.username, username: o.username }
+        : null,
   },
 };
-
-export type { AuthContext };

@@ -1,7 +1,7 @@
 import type { AuthChallengeName, ClientApplicationType, Session } from '../../../__generated__/auth.ts';
 import type { AuthContext } from '../context.ts';
 
-const SIGNED_OUT: Session = {
+export const SIGNED_OUT: Session = Object.freeze({
   username: null,
   authenticated: false,
   expiresAt: null,
@@ -12,21 +12,18 @@ const SIGNED_OUT: Session = {
   lastAuthenticatedAt: null,
   clientApplicationType: null,
   userGroups: null,
-};
+  deviceKey: null,
+});
 
-/** The caller's session as the `session` query shows it; anonymous callers get SIGNED_OUT. */
-export async function loadSessionView(ctx: AuthContext): Promise<Session> {
-  const hash = ctx.identity.sessionHash;
+/** The session stored under `hash` as the API shows it; SIGNED_OUT when there is none. */
+export async function sessionView(ctx: AuthContext, hash: Buffer | null): Promise<Session> {
   if (!hash) return SIGNED_OUT;
-  const row = await ctx.db
-    .selectFrom('sessions')
-    .selectAll()
-    .where('id_hash', '=', Buffer.from(hash, 'hex'))
-    .executeTakeFirst();
+  const row = await ctx.db.selectFrom('sessions').selectAll().where('id_hash', '=', hash).executeTakeFirst();
   if (!row) return SIGNED_OUT;
+  const authenticated = row.kind === 'session' || row.kind === 'api_key';
   return {
     username: row.username,
-    authenticated: row.kind === 'session' || row.kind === 'api_key',
+    authenticated,
     expiresAt: row.expires_at,
     expiresAtHard: row.expires_at_hard,
     userGroup: row.user_group,
@@ -34,6 +31,13 @@ export async function loadSessionView(ctx: AuthContext): Promise<Session> {
     challengeParam: row.challenge_param ?? null,
     lastAuthenticatedAt: row.last_authenticated_at,
     clientApplicationType: row.client_type as ClientApplicationType,
-    userGroups: null,
+    userGroups: authenticated ? await ctx.auth.groupsOf(row.username) : null,
+    deviceKey: row.device_key,
   };
+}
+
+/** The caller's session as the `session` query shows it; anonymous callers get SIGNED_OUT. */
+export function loadSessionView(ctx: AuthContext): Promise<Session> {
+  const hash = ctx.identity.sessionHash;
+  return sessionView(ctx, hash ? Buffer.from(hash, 'hex') : null);
 }

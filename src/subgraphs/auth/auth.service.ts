@@ -1,0 +1,855 @@
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { AuthErrorType } from '../../__generated__/auth.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Identity } from '../../shared/identity.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { deriveKey } from '../../shared/secrets.ts';
+import { hashSessionId, lifetimeOf, newSessionId } from '../../shared/session-policy.ts';
+import type { Tables } from '../../storage/tables.ts';
+import type { Messenger } from './messaging/messenger.ts';
+import { newTotpSecret, otpauthUri, totpStep } from './mfa/totp.ts';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords/passwords.ts';
+import { seal, unseal } from './passwords/sealed.ts';
+
+type Db = Kysely<Tables>;
+type Trx = Transaction<Tables>;
+
+/** A pending challenge lives this long (AWS Cognito: 3 minutes)... */
+export const CHALLENGE_LIFETIME_MS = 3 * 60 * 1000;
+/** ...and dies after this many wrong answers. */
+export const CHALLENGE_MAX_ATTEMPTS = 5;
+/** Creating API keys and forgetting devices need a password entered this recently. */
+export const RECENT_AUTH_MS = 15 * 60 * 1000;
+/** Password-reset codes: 6 digits, valid 15 minutes, 5 tries, single use. */
+export const RESET_CODE_LIFETIME_MS = 15 * 60 * 1000;
+export const RESET_CODE_MAX_ATTEMPTS = 5;
+/** Consecutive wrong passwords allowed before the account backs off (then 1 s, 2 s, 4 s… up to 15 min). */
+export const FREE_FAILURES = 5;
+export const MAX_BACKOFF_MS = 15 * 60 * 1000;
+
+export type Failure = { ok: false; type: AuthErrorType; message: string };
+export type Outcome<T> = { ok: true; value: T } | Failure;
+
+const fail = (type: AuthErrorType, message: string): Failure => ({ ok: false, type, message });
+const NOT_AUTHORIZED = fail('NOT_AUTHORIZED', 'Incorrect username or password.');
+
+/** A session the client should now present; the resolver turns it into cookie and header. */
+export interface IssuedSession {
+  id: string;
+  hash: Buffer;
+  maxAgeSeconds: number;
+}
+
+export interface AuthServiceDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  secret: string;
+  messenger: Messenger;
+}
+
+interface UserRow {
+  username: string;
+  email: string | null;
+  phone: string | null;
+  password_hash: string | null;
+  disabled: boolean;
+  mfa: string | null;
+  mfa_required: boolean;
+  totp_secret: string | null;
+  totp_last_step: number;
+  require_new_password: boolean;
+  failed_attempts: number;
+  locked_until: Date | null;
+}
+
+export interface SignInRequest {
+  loginUsername: string;
+  password: string;
+  clientType: string;
+  deviceKey?: string | null;
+  deviceName?: string | null;
+  ip: string | null;
+}
+
+/**
+ * The authentication rules, independent of GraphQL: sign-in with its challenges, sessions,
+ * groups, API keys, devices and password reset. Domain failures are returned, never thrown.
+ */
+export class AuthService {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #totpKey: Uint8Array;
+  readonly #codeKey: Uint8Array;
+  readonly #messenger: Messenger;
+
+  constructor(deps: AuthServiceDeps) {
+    this.#db = deps.db;
+    this.#clock = deps.clock;
+    this.#log = deps.log;
+    this.#totpKey = deriveKey(deps.secret, 'totp-seal');
+    this.#codeKey = deriveKey(deps.secret, 'one-time-codes');
+    this.#messenger = deps.messenger;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Sign-in and challenges
+
+  async signIn(req: SignInRequest): Promise<Outcome<IssuedSession>> {
+    const now = this.#clock.now();
+    const user = await this.#findUser(req.loginUsername);
+    if (user?.locked_until && user.locked_until > now) {
+      await this.#event(user.username, 'sign_in_throttled', req.ip);
+      return fail('LIMIT_EXCEEDED', 'Too many failed attempts; try again later.');
+    }
+    const good = await verifyPassword(user?.password_hash, req.password);
+    if (!user || !good) {
+      if (user) await this.#recordFailure(user, now);
+      await this.#event(user?.username ?? null, 'sign_in_failed', req.ip, {
+        loginUsername: req.loginUsername.slice(0, 128),
+      });
+      return NOT_AUTHORIZED;
+    }
+    if (user.disabled) return fail('USER_DISABLED', 'This user is disabled.');
+    await this.#db
+      .updateTable('users')
+      .set({ failed_attempts: 0, locked_until: null })
+      .where('username', '=', user.username)
+      .execute();
+    return this.#nextStep(user, {
+      clientType: req.clientType,
+      deviceKey: req.deviceKey,
+      deviceName: req.deviceName,
+      ip: req.ip,
+    });
+  }
+
+  /** After the password (or a completed challenge): the next challenge, or the session. */
+  async #nextStep(
+    user: UserRow,
+    opts: { clientType: string; deviceKey?: string | null; deviceName?: string | null; ip: string | null },
+  ): Promise<Outcome<IssuedSession>> {
+    const device = { key: opts.deviceKey ?? null, name: opts.deviceName ?? null };
+    if (user.require_new_password) {
+      return this.#startChallenge(user, 'NEW_PASSWORD_REQUIRED', opts.clientType, device, {}, {});
+    }
+    if (user.mfa === 'totp' && user.totp_secret) {
+      return this.#startChallenge(user, 'SOFTWARE_TOKEN_MFA', opts.clientType, device, {}, {});
+    }
+    if (user.mfa === 'sms' && user.phone) {
+      const code = sixDigits();
+      const outcome = await this.#startChallenge(
+        user,
+        'SMS_MFA',
+        opts.clientType,
+        device,
+        {
+          CODE_DELIVERY_DELIVERY_MEDIUM: 'SMS',
+          CODE_DELIVERY_DESTINATION: maskPhone(user.phone),
+        },
+        { codeHash: this.#codeHash(code) },
+      );
+      await this.#messenger.send({
+        channel: 'sms',
+        to: user.phone,
+        body: `Your assetql sign-in code is ${code}`,
+      });
+      return outcome;
+    }
+    if (user.mfa_required) {
+      return this.#startChallenge(
+        user,
+        'MFA_SETUP',
+        opts.clientType,
+        device,
+        { MFAS_CAN_SETUP: ['SOFTWARE_TOKEN_MFA'] },
+        {},
+      );
+    }
+    return this.#startSession(user.username, opts.clientType, device, opts.ip);
+  }
+
+  async #startChallenge(
+    user: UserRow,
+    name: string,
+    clientType: string,
+    device: { key: string | null; name: string | null },
+    param: Record<string, unknown>,
+    state: Record<string, unknown>,
+  ): Promise<Outcome<IssuedSession>> {
+    const now = this.#clock.now();
+    const id = newSessionId();
+    const hash = hashSessionId(id);
+    const until = new Date(now.getTime() + CHALLENGE_LIFETIME_MS);
+    await this.#db
+      .insertInto('sessions')
+      .values({
+        id_hash: hash,
+        kind: 'challenge',
+        username: user.username,
+        user_group: null,
+        client_type: clientType,
+        created_at: now,
+        expires_at: until,
+        expires_at_hard: until,
+        last_seen_at: now,
+        challenge_name: name,
+        challenge_param: JSON.stringify({ USER_ID_FOR_SRP: user.username, ...param }),
+        challenge_state: JSON.stringify({ ...state, deviceKey: device.key, deviceName: device.name }),
+      })
+      .execute();
+    return { ok: true, value: { id, hash, maxAgeSeconds: CHALLENGE_LIFETIME_MS / 1000 } };
+  }
+
+  async #startSession(
+    username: string,
+    clientType: string,
+    device: { key: string | null; name: string | null },
+    ip: string | null,
+    trx: Db | Trx = this.#db,
+  ): Promise<Outcome<IssuedSession>> {
+    const now = this.#clock.now();
+    const groups = await this.groupsOf(username, trx);
+    const group = groups[0];
+    if (!group) return fail('GROUP_ACCESS_DENIED', 'This user belongs to no group.');
+    const deviceKey = await this.#touchDevice(trx, username, device, ip, now);
+    const life = lifetimeOf(clientType);
+    const id = newSessionId();
+    const hash = hashSessionId(id);
+    await trx
+      .insertInto('sessions')
+      .values({
+        id_hash: hash,
+        kind: 'session',
+        username,
+        user_group: group,
+        client_type: clientType,
+        created_at: now,
+        expires_at: new Date(now.getTime() + life.idleMs),
+        expires_at_hard: new Date(now.getTime() + life.maxMs),
+        last_authenticated_at: now,
+        last_seen_at: now,
+        device_key: deviceKey,
+      })
+      .execute();
+    await this.#event(username, 'sign_in', ip, { clientType, deviceKey }, trx);
+    return { ok: true, value: { id, hash, maxAgeSeconds: life.maxMs / 1000 } };
+  }
+
+  async #touchDevice(
+    trx: Db | Trx,
+    username: string,
+    device: { key: string | null; name: string | null },
+    ip: string | null,
+    now: Date,
+  ): Promise<string> {
+    if (device.key) {
+      const known = await trx
+        .updateTable('devices')
+        .set({ last_signed_in_at: now, last_ip_address: ip, ...(device.name ? { name: device.name } : {}) })
+        .where('username', '=', username)
+        .where('device_key', '=', device.key)
+        .executeTakeFirst();
+      if (known.numUpdatedRows > 0n) return device.key;
+    }
+    const key = crypto.randomUUID();
+    await trx
+      .insertInto('devices')
+      .values({
+        username,
+        device_key: key,
+        name: device.name?.slice(0, 200) ?? null,
+        created_at: now,
+        last_signed_in_at: now,
+        last_ip_address: ip,
+      })
+      .execute();
+    return key;
+  }
+
+  async confirmSignIn(identity: Identity, code: string, mfaType: string): Promise<Outcome<IssuedSession>> {
+    if (identity.kind !== 'challenge' || !identity.sessionHash) {
+      return fail('NO_PENDING_CHALLENGE', 'No sign-in is waiting for a challenge answer.');
+    }
+    const hash = Buffer.from(identity.sessionHash, 'hex');
+    const now = this.#clock.now();
+    const pending = await this.#db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id_hash', '=', hash)
+      .executeTakeFirst();
+    if (!pending || pending.kind !== 'challenge' || pending.expires_at_hard <= now) {
+      return fail('CHALLENGE_EXPIRED', 'The sign-in expired; sign in again.');
+    }
+    if (pending.challenge_name !== mfaType) {
+      return fail(
+        'NO_PENDING_CHALLENGE',
+        `The pending challenge is ${pending.challenge_name}, not ${mfaType}.`,
+      );
+    }
+    const user = await this.#findUser(pending.username);
+    if (!user || user.disabled) return NOT_AUTHORIZED;
+    const state = (pending.challenge_state ?? {}) as Record<string, unknown>;
+    const device = {
+      key: (state.deviceKey as string | null) ?? null,
+      name: (state.deviceName as string | null) ?? null,
+    };
+
+    const wrong = async (type: AuthErrorType, message: string): Promise<Failure> => {
+      // Count the miss atomically; the fifth ends the challenge.
+      const row = await this.#db
+        .updateTable('sessions')
+        .set((eb) => ({ challenge_attempts: eb('challenge_attempts', '+', 1) }))
+        .where('id_hash', '=', hash)
+        .returning('challenge_attempts')
+        .executeTakeFirst();
+      await this.#event(user.username, 'challenge_failed', identity.clientIp ?? null, { challenge: mfaType });
+      if (!row || row.challenge_attempts >= CHALLENGE_MAX_ATTEMPTS) {
+        await this.#db.deleteFrom('sessions').where('id_hash', '=', hash).execute();
+        return fail('CHALLENGE_EXPIRED', 'Too many wrong codes; sign in again.');
+      }
+      return fail(type, message);
+    };
+
+    switch (mfaType) {
+      case 'SOFTWARE_TOKEN_MFA': {
+        const secret = user.totp_secret ? unseal(this.#totpKey, user.totp_secret) : null;
+        const step = secret ? totpStep(secret, code.trim(), now) : null;
+        if (step === null || !(await this.#acceptTotpStep(user.username, step))) {
+          return wrong('CODE_MISMATCH', 'The code is wrong or was already used.');
+        }
+        break;
+      }
+      case 'SMS_MFA': {
+        const expected = typeof state.codeHash === 'string' ? Buffer.from(state.codeHash, 'base64url') : null;
+        const given = this.#codeHash(code.trim());
+        if (!expected || !timingSafeEqual(expected, Buffer.from(given, 'base64url'))) {
+          return wrong('CODE_MISMATCH', 'The code is wrong.');
+        }
+        break;
+      }
+      case 'MFA_SETUP': {
+        const sealedSecret = typeof state.pendingTotpSecret === 'string' ? state.pendingTotpSecret : null;
+        if (!sealedSecret)
+          return fail('NO_PENDING_CHALLENGE', 'Call associateSoftwareToken first to get a secret.');
+        const step = totpStep(unseal(this.#totpKey, sealedSecret), code.trim(), now);
+        if (step === null) return wrong('CODE_MISMATCH', 'The code is wrong.');
+        await this.#db
+          .updateTable('users')
+          .set({ mfa: 'totp', totp_secret: sealedSecret, totp_last_step: step })
+          .where('username', '=', user.username)
+          .execute();
+        await this.#event(user.username, 'mfa_setup', identity.clientIp ?? null);
+        break;
+      }
+      case 'NEW_PASSWORD_REQUIRED': {
+        const problem = passwordProblem(code, user.username);
+        if (problem) return fail('INVALID_PASSWORD', problem);
+        await this.#db
+          .updateTable('users')
+          .set({
+            password_hash: await hashPassword(code),
+            require_new_password: false,
+            password_changed_at: now,
+          })
+          .where('username', '=', user.username)
+          .execute();
+        await this.#event(user.username, 'password_changed', identity.clientIp ?? null, {
+          via: 'NEW_PASSWORD_REQUIRED',
+        });
+        // With the password set, an MFA challenge may still follow.
+        await this.#db.deleteFrom('sessions').where('id_hash', '=', hash).execute();
+        const refreshed = (await this.#findUser(user.username))!;
+        return this.#nextStep(refreshed, {
+          clientType: pending.client_type,
+          deviceKey: device.key,
+          deviceName: device.name,
+          ip: identity.clientIp ?? null,
+        });
+      }
+      default:
+        return fail('INVALID_INPUT', `Unknown challenge ${mfaType}.`);
+    }
+    return this.#db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('sessions').where('id_hash', '=', hash).execute();
+      return this.#startSession(user.username, pending.client_type, device, identity.clientIp ?? null, trx);
+    });
+  }
+
+  /** Accepts a TOTP time step once: only a step later than the last accepted one wins. */
+  async #acceptTotpStep(username: string, step: number): Promise<boolean> {
+    const r = await this.#db
+      .updateTable('users')
+      .set({ totp_last_step: step })
+      .where('username', '=', username)
+      .where('totp_last_step', '<', step)
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
+  /** MFA_SETUP: a fresh TOTP secret held in the pending challenge until a code proves it. */
+  async associateSoftwareToken(identity: Identity): Promise<Outcome<{ secret: string; otpauthUri: string }>> {
+    if (identity.kind !== 'challenge' || !identity.sessionHash || !identity.username) {
+      return fail('NO_PENDING_CHALLENGE', 'No MFA setup is pending.');
+    }
+    const hash = Buffer.from(identity.sessionHash, 'hex');
+    const pending = await this.#db
+      .selectFrom('sessions')
+      .select(['challenge_name', 'challenge_state'])
+      .where('id_hash', '=', hash)
+      .executeTakeFirst();
+    if (pending?.challenge_name !== 'MFA_SETUP')
+      return fail('NO_PENDING_CHALLENGE', 'No MFA setup is pending.');
+    const secret = newTotpSecret();
+    const state = { ...(pending.challenge_state ?? {}), pendingTotpSecret: seal(this.#totpKey, secret) };
+    await this.#db
+      .updateTable('sessions')
+      .set({ challenge_state: JSON.stringify(state) })
+      .where('id_hash', '=', hash)
+      .execute();
+    return { ok: true, value: { secret, otpauthUri: otpauthUri(secret, identity.username) } };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Sessions
+
+  async signOut(identity: Identity): Promise<void> {
+    if (!identity.sessionHash) return;
+    await this.#db
+      .deleteFrom('sessions')
+      .where('id_hash', '=', Buffer.from(identity.sessionHash, 'hex'))
+      .execute();
+    if (identity.username) await this.#event(identity.username, 'sign_out', identity.clientIp ?? null);
+  }
+
+  /** Moves the session to another of the user's groups, under a new session ID. */
+  async setSessionUserGroup(identity: Identity, group: string): Promise<Outcome<IssuedSession>> {
+    if (identity.kind !== 'session' || !identity.username || !identity.sessionHash) {
+      return fail('UNAUTHENTICATED', 'Sign in to switch groups.');
+    }
+    const groups = await this.groupsOf(identity.username);
+    if (!groups.includes(group)) return fail('GROUP_ACCESS_DENIED', `You have no access to group ${group}.`);
+    const issued = await this.#rotate(identity.sessionHash, { user_group: group });
+    if (!issued) return fail('UNAUTHENTICATED', 'The session ended.');
+    await this.#event(identity.username, 'group_switched', identity.clientIp ?? null, { group });
+    return { ok: true, value: issued };
+  }
+
+  async reauthenticate(identity: Identity, password: string): Promise<Outcome<IssuedSession>> {
+    if (identity.kind !== 'session' || !identity.username || !identity.sessionHash) {
+      return fail('UNAUTHENTICATED', 'Sign in first.');
+    }
+    const user = await this.#findUser(identity.username);
+    if (!user || !(await verifyPassword(user.password_hash, password))) {
+      if (user) await this.#recordFailure(user, this.#clock.now());
+      await this.#event(identity.username, 'reauthenticate_failed', identity.clientIp ?? null);
+      return NOT_AUTHORIZED;
+    }
+    const issued = await this.#rotate(identity.sessionHash, { last_authenticated_at: this.#clock.now() });
+    if (!issued) return fail('UNAUTHENTICATED', 'The session ended.');
+    await this.#event(identity.username, 'reauthenticated', identity.clientIp ?? null);
+    return { ok: true, value: issued };
+  }
+
+  /** Replaces a session by one with a new ID (and the given changes), atomically. */
+  async #rotate(
+    oldHashHex: string,
+    changes: { user_group?: string; last_authenticated_at?: Date },
+  ): Promise<IssuedSession | null> {
+    const oldHash = Buffer.from(oldHashHex, 'hex');
+    const id = newSessionId();
+    const hash = hashSessionId(id);
+    return this.#db.transaction().execute(async (trx) => {
+      const old = await trx
+        .deleteFrom('sessions')
+        .where('id_hash', '=', oldHash)
+        .returningAll()
+        .executeTakeFirst();
+      if (!old) return null;
+      await trx
+        .insertInto('sessions')
+        .values({
+          ...old,
+          id_hash: hash,
+          challenge_param: old.challenge_param ? JSON.stringify(old.challenge_param) : null,
+          challenge_state: old.challenge_state ? JSON.stringify(old.challenge_state) : null,
+          ...changes,
+        })
+        .execute();
+      const maxAge = Math.max(0, (old.expires_at_hard.getTime() - this.#clock.now().getTime()) / 1000);
+      return { id, hash, maxAgeSeconds: maxAge };
+    });
+  }
+
+  /** True when the session's password was entered within RECENT_AUTH_MS. */
+  async #recentlyAuthenticated(identity: Identity): Promise<boolean> {
+    if (!identity.sessionHash) return false;
+    const row = await this.#db
+      .selectFrom('sessions')
+      .select('last_authenticated_at')
+      .where('id_hash', '=', Buffer.from(identity.sessionHash, 'hex'))
+      .executeTakeFirst();
+    const at = row?.last_authenticated_at?.getTime();
+    return at !== undefined && this.#clock.now().getTime() - at <= RECENT_AUTH_MS;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // API keys
+
+  async createAPIKey(
+    identity: Identity,
+    apiKeyId: string,
+    group: string,
+  ): Promise<Outcome<ApiKeyView & { sessionId: string }>> {
+    if (identity.kind !== 'session' || !identity.username) {
+      return fail('UNAUTHENTICATED', 'Sign in (not with an API key) to create API keys.');
+    }
+    if (!/^[\w.-]{1,100}$/.test(apiKeyId)) {
+      return fail('INVALID_INPUT', 'apiKeyId must be 1 to 100 letters, digits, ".", "_" or "-".');
+    }
+    if (!(await this.#recentlyAuthenticated(identity))) {
+      return fail('REAUTHENTICATION_REQUIRED', 'Confirm your password with reauthenticate first.');
+    }
+    const username = identity.username;
+    if (!(await this.groupsOf(username)).includes(group)) {
+      return fail('GROUP_ACCESS_DENIED', `You have no access to group ${group}.`);
+    }
+    const now = this.#clock.now();
+    const life = lifetimeOf('API_KEY');
+    const id = newSessionId();
+    try {
+      await this.#db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('api_keys')
+          .values({ username, api_key_id: apiKeyId, user_group: group, created_at: now })
+          .execute();
+        await trx
+          .insertInto('sessions')
+          .values({
+            id_hash: hashSessionId(id),
+            kind: 'api_key',
+            username,
+            user_group: group,
+            client_type: 'API_KEY',
+            created_at: now,
+            expires_at: new Date(now.getTime() + life.idleMs),
+            expires_at_hard: new Date(now.getTime() + life.maxMs),
+            last_authenticated_at: now,
+            last_seen_at: now,
+            api_key_id: apiKeyId,
+          })
+          .execute();
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === '23505')
+        return fail('DUPLICATE_ID', `You already have an API key ${apiKeyId}.`);
+      throw e;
+    }
+    await this.#event(username, 'api_key_created', identity.clientIp ?? null, { apiKeyId, group });
+    return {
+      ok: true,
+      value: {
+        apiKeyId,
+        username,
+        userGroup: group,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + life.idleMs),
+        expiresAtHard: new Date(now.getTime() + life.maxMs),
+        lastUsedAt: null,
+        sessionId: id,
+      },
+    };
+  }
+
+  async listAPIKeys(username: string): Promise<ApiKeyView[]> {
+    const rows = await this.#db
+      .selectFrom('api_keys as k')
+      .leftJoin('sessions as s', (j) =>
+        j.onRef('s.username', '=', 'k.username').onRef('s.api_key_id', '=', 'k.api_key_id'),
+      )
+      .select([
+        'k.api_key_id',
+        'k.username',
+        'k.user_group',
+        'k.created_at',
+        's.expires_at',
+        's.expires_at_hard',
+        's.last_seen_at',
+      ])
+      .where('k.username', '=', username)
+      .orderBy('k.api_key_id')
+      .execute();
+    return rows.map((r) => ({
+      apiKeyId: r.api_key_id,
+      username: r.username,
+      userGroup: r.user_group,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      expiresAtHard: r.expires_at_hard,
+      lastUsedAt: r.last_seen_at,
+    }));
+  }
+
+  async revokeAPIKey(identity: Identity, apiKeyId: string): Promise<Outcome<ApiKeyView>> {
+    if (identity.kind !== 'session' || !identity.username)
+      return fail('UNAUTHENTICATED', 'Sign in to revoke API keys.');
+    const username = identity.username;
+    const key = (await this.listAPIKeys(username)).find((k) => k.apiKeyId === apiKeyId);
+    if (!key) return fail('NOT_FOUND', `You have no API key ${apiKeyId}.`);
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('sessions')
+        .where('username', '=', username)
+        .where('api_key_id', '=', apiKeyId)
+        .execute();
+      await trx
+        .deleteFrom('api_keys')
+        .where('username', '=', username)
+        .where('api_key_id', '=', apiKeyId)
+        .execute();
+    });
+    await this.#event(username, 'api_key_revoked', identity.clientIp ?? null, { apiKeyId });
+    return { ok: true, value: key };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Devices
+
+  async devicesOf(username: string) {
+    return this.#db
+      .selectFrom('devices')
+      .selectAll()
+      .where('username', '=', username)
+      .orderBy('created_at')
+      .orderBy('device_key')
+      .execute();
+  }
+
+  async forgetDevices(
+    identity: Identity,
+    deviceKeys: readonly string[],
+  ): Promise<Outcome<{ endedCurrent: boolean }>> {
+    if (identity.kind !== 'session' || !identity.username || !identity.sessionHash) {
+      return fail('UNAUTHENTICATED', 'Sign in to manage devices.');
+    }
+    if (deviceKeys.length === 0 || deviceKeys.length > 100)
+      return fail('INVALID_INPUT', 'Give 1 to 100 device keys.');
+    if (!(await this.#recentlyAuthenticated(identity))) {
+      return fail('REAUTHENTICATION_REQUIRED', 'Confirm your password with reauthenticate first.');
+    }
+    const username = identity.username;
+    const known = await this.#db
+      .selectFrom('devices')
+      .select('device_key')
+      .where('username', '=', username)
+      .where('device_key', 'in', deviceKeys)
+      .execute();
+    if (known.length !== new Set(deviceKeys).size)
+      return fail('NOT_FOUND', 'Some of those devices are not yours.');
+    const current = await this.#db
+      .selectFrom('sessions')
+      .select('device_key')
+      .where('id_hash', '=', Buffer.from(identity.sessionHash, 'hex'))
+      .executeTakeFirst();
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('sessions')
+        .where('username', '=', username)
+        .where('device_key', 'in', deviceKeys)
+        .execute();
+      await trx
+        .deleteFrom('devices')
+        .where('username', '=', username)
+        .where('device_key', 'in', deviceKeys)
+        .execute();
+    });
+    await this.#event(username, 'devices_forgotten', identity.clientIp ?? null, { deviceKeys });
+    return {
+      ok: true,
+      value: { endedCurrent: current?.device_key != null && deviceKeys.includes(current.device_key) },
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Password reset
+
+  /**
+   * Starts a reset. The answer and its timing do not depend on whether the user exists:
+   * the code is made and sent after the reply, off the request's path.
+   */
+  forgotPassword(loginUsername: string, ip: string | null): void {
+    const work = async () => {
+      const user = await this.#findUser(loginUsername);
+      await this.#event(user?.username ?? null, 'password_reset_requested', ip, {
+        loginUsername: loginUsername.slice(0, 128),
+      });
+      if (!user || user.disabled || (!user.email && !user.phone)) return;
+      const code = sixDigits();
+      const expires = new Date(this.#clock.now().getTime() + RESET_CODE_LIFETIME_MS);
+      await this.#db
+        .insertInto('password_resets')
+        .values({
+          username: user.username,
+          code_hash: Buffer.from(this.#codeHash(code), 'base64url'),
+          expires_at: expires,
+          attempts: 0,
+        })
+        .onConflict((oc) =>
+          oc.column('username').doUpdateSet({
+            code_hash: (eb) => eb.ref('excluded.code_hash'),
+            expires_at: expires,
+            attempts: 0,
+          }),
+        )
+        .execute();
+      const body = `Your assetql password reset code is ${code}. It is valid for 15 minutes.`;
+      await this.#messenger.send(
+        user.email
+          ? { channel: 'email', to: user.email, subject: 'Reset your assetql password', body }
+          : { channel: 'sms', to: user.phone!, body },
+      );
+    };
+    work().catch((err) => this.#log.error({ err }, 'password reset could not be started'));
+  }
+
+  async forgotPasswordSubmit(
+    loginUsername: string,
+    code: string,
+    password: string,
+    ip: string | null,
+  ): Promise<Outcome<IssuedSession>> {
+    const invalid = fail('CODE_MISMATCH', 'The code is wrong or expired.');
+    const user = await this.#findUser(loginUsername);
+    if (!user) return invalid;
+    const problem = passwordProblem(password, user.username);
+    if (problem) return fail('INVALID_PASSWORD', problem);
+    const now = this.#clock.now();
+    const newHash = await hashPassword(password);
+    return this.#db.transaction().execute(async (trx) => {
+      const reset = await trx
+        .selectFrom('password_resets')
+        .selectAll()
+        .where('username', '=', user.username)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!reset || reset.expires_at <= now || reset.attempts >= RESET_CODE_MAX_ATTEMPTS) return invalid;
+      const given = Buffer.from(this.#codeHash(code.trim()), 'base64url');
+      if (!timingSafeEqual(given, reset.code_hash)) {
+        await trx
+          .updateTable('password_resets')
+          .set({ attempts: reset.attempts + 1 })
+          .where('username', '=', user.username)
+          .execute();
+        await this.#event(user.username, 'password_reset_failed', ip, undefined, trx);
+        return invalid;
+      }
+      await trx.deleteFrom('password_resets').where('username', '=', user.username).execute();
+      await trx
+        .updateTable('users')
+        .set({
+          password_hash: newHash,
+          password_changed_at: now,
+          require_new_password: false,
+          failed_attempts: 0,
+          locked_until: null,
+        })
+        .where('username', '=', user.username)
+        .execute();
+      // A new password ends every other way in: sessions and pending challenges (API keys stay).
+      await trx
+        .deleteFrom('sessions')
+        .where('username', '=', user.username)
+        .where('kind', '!=', 'api_key')
+        .execute();
+      await this.#event(user.username, 'password_reset', ip, undefined, trx);
+      if (user.disabled) return fail('USER_DISABLED', 'This user is disabled.');
+      return this.#startSession(user.username, 'EXPLORER', { key: null, name: null }, ip, trx);
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Users
+
+  async groupsOf(username: string, db: Db | Trx = this.#db): Promise<string[]> {
+    const rows = await db
+      .selectFrom('user_groups')
+      .select('user_group')
+      .where('username', '=', username)
+      .orderBy('user_group')
+      .execute();
+    return rows.map((r) => r.user_group);
+  }
+
+  async #findUser(loginUsername: string): Promise<UserRow | undefined> {
+    if (loginUsername.length === 0 || loginUsername.length > 128) return undefined;
+    return this.#db
+      .selectFrom('users')
+      .select([
+        'username',
+        'email',
+        'phone',
+        'password_hash',
+        'disabled',
+        'mfa',
+        'mfa_required',
+        'totp_secret',
+        'totp_last_step',
+        'require_new_password',
+        'failed_attempts',
+        'locked_until',
+      ])
+      .where(sql`lower(username)`, '=', loginUsername.toLowerCase())
+      .executeTakeFirst();
+  }
+
+  async #recordFailure(user: UserRow, now: Date) {
+    const failures = user.failed_attempts + 1;
+    const over = failures - FREE_FAILURES;
+    const locked =
+      over > 0 ? new Date(now.getTime() + Math.min(1000 * 2 ** (over - 1), MAX_BACKOFF_MS)) : null;
+    await this.#db
+      .updateTable('users')
+      .set({ failed_attempts: failures, locked_until: locked })
+      .where('username', '=', user.username)
+      .execute();
+  }
+
+  #codeHash(code: string): string {
+    return createHmac('sha256', this.#codeKey).update(code).digest('base64url');
+  }
+
+  async #event(
+    username: string | null,
+    event: string,
+    ip: string | null,
+    detail?: Record<string, unknown>,
+    db: Db | Trx = this.#db,
+  ) {
+    await db
+      .insertInto('auth_events')
+      .values({ username, event, ip, detail: detail ? JSON.stringify(detail) : null, at: this.#clock.now() })
+      .execute();
+  }
+}
+
+export interface ApiKeyView {
+  apiKeyId: string;
+  username: string;
+  userGroup: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  expiresAtHard: Date | null;
+  lastUsedAt: Date | null;
+}
+
+function sixDigits(): string {
+  return String(randomInt(0, 1_000_000)).padStart(6, '0');
+}
+
+function maskPhone(phone: string): string {
+  return phone.length <= 4
+    ? '****'
+    : `${phone.slice(0, 2)}${'*'.repeat(Math.max(0, phone.length - 4))}${phone.slice(-2)}`;
+}

@@ -1,0 +1,273 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPLORER_PATH } from '../../src/gateway/gateway.ts';
+import {
+  IDENTITY_HEADER,
+  type Identity,
+  IdentitySigner,
+  REQUEST_ID_HEADER,
+} from '../../src/shared/identity.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import { newSessionId } from '../../src/shared/session-policy.ts';
+import { createIssuesSubgraph } from '../../src/subgraphs/issues/index.ts';
+import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+let demoSession: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  demoSession = await t.sessionFor('demo', 'demo');
+});
+afterAll(() => t.close());
+
+const SESSION = `{ session { authenticated username userGroup expiresAt } }`;
+
+interface SessionView {
+  authenticated: boolean | null;
+  username: string | null;
+  userGroup: string | null;
+  expiresAt: string | null;
+}
+
+const get = (path: string, init: RequestInit = {}) => t.handle(new Request(`${BASE}${path}`, init));
+
+describe('gateway: GraphQL errors', () => {
+  it('reports a document that does not validate with message and locations (spec §7.1)', async () => {
+    const r = await t.graphql(`{\n  session {\n    noSuchField\n  }\n}`);
+    expect(r.body.data ?? null).toBeNull();
+    expect(r.body.errors).toHaveLength(1);
+    const [error] = r.body.errors!;
+    expect(error!.message).toMatch(/noSuchField/);
+    expect(error!.locations).toEqual([{ line: 3, column: 5 }]);
+  });
+
+  it('reports a syntax error with message and locations', async () => {
+    const r = await t.graphql(`{ session { username }`);
+    expect(r.body.data ?? null).toBeNull();
+    expect(r.body.errors).toHaveLength(1);
+    const [error] = r.body.errors!;
+    expect(error!.message).toMatch(/Syntax Error/);
+    expect(error!.locations).toEqual([{ line: 1, column: 23 }]);
+  });
+});
+
+describe('gateway: sessions', () => {
+  it('answers an anonymous caller with authenticated false and nulls', async () => {
+    const r = await t.graphql<{ session: SessionView }>(SESSION);
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data!.session).toEqual({
+      authenticated: false,
+      username: null,
+      userGroup: null,
+      expiresAt: null,
+    });
+  });
+
+  it('resolves a session sent in x-svc-sessionid', async () => {
+    const r = await t.graphql<{ session: SessionView }>(SESSION, {}, { 'x-svc-sessionid': demoSession });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data!.session).toMatchObject({ authenticated: true, username: 'demo', userGroup: 'demo' });
+    expect(new Date(r.body.data!.session.expiresAt!).getTime()).toBeGreaterThan(t.clock.now().getTime());
+  });
+
+  it('resolves a session sent in the svc_sessionid cookie', async () => {
+    const r = await t.graphql<{ session: SessionView }>(
+      SESSION,
+      {},
+      { cookie: `other=1; svc_sessionid=${demoSession}` },
+    );
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data!.session).toMatchObject({ authenticated: true, username: 'demo', userGroup: 'demo' });
+    expect(r.body.data!.session.expiresAt).not.toBeNull();
+  });
+
+  it.each([
+    ['malformed', 'not a session id!'],
+    ['too short', 'abc'],
+    ['unknown', newSessionId()],
+  ])('treats a %s session id as anonymous, without an error', async (_what, id) => {
+    const attempts: Record<string, string>[] = [
+      { 'x-svc-sessionid': id },
+      { cookie: `svc_sessionid=${encodeURIComponent(id)}` },
+    ];
+    for (const headers of attempts) {
+      const r = await t.graphql<{ session: SessionView }>(SESSION, {}, headers);
+      expect(r.status).toBe(200);
+      expect(r.body.errors).toBeUndefined();
+      expect(r.body.data!.session).toEqual({
+        authenticated: false,
+        username: null,
+        userGroup: null,
+        expiresAt: null,
+      });
+    }
+  });
+});
+
+describe('gateway: request ids', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+  it('puts a generated x-request-id on every response', async () => {
+    const a = await t.graphql(`{ __typename }`);
+    const b = await t.graphql(`{ __typename }`);
+    expect(a.headers.get(REQUEST_ID_HEADER)).toMatch(UUID);
+    expect(b.headers.get(REQUEST_ID_HEADER)).toMatch(UUID);
+    expect(a.headers.get(REQUEST_ID_HEADER)).not.toBe(b.headers.get(REQUEST_ID_HEADER));
+    expect((await get('/healthz')).headers.get(REQUEST_ID_HEADER)).toMatch(UUID);
+  });
+
+  it('echoes a plain client-sent x-request-id', async () => {
+    const r = await t.graphql(`{ __typename }`, {}, { [REQUEST_ID_HEADER]: 'abc-123' });
+    expect(r.headers.get(REQUEST_ID_HEADER)).toBe('abc-123');
+  });
+
+  it.each([
+    ['with spaces', 'abc 123'],
+    ['over 255 characters', 'a'.repeat(256)],
+    ['with other characters', 'abc;123'],
+  ])('replaces a client-sent x-request-id %s', async (_what, sent) => {
+    const r = await t.graphql(`{ __typename }`, {}, { [REQUEST_ID_HEADER]: sent });
+    const id = r.headers.get(REQUEST_ID_HEADER);
+    expect(id).not.toBe(sent);
+    expect(id).toMatch(UUID);
+  });
+
+  it('accepts a client-sent x-request-id of exactly 255 characters', async () => {
+    const sent = 'b'.repeat(255);
+    const r = await t.graphql(`{ __typename }`, {}, { [REQUEST_ID_HEADER]: sent });
+    expect(r.headers.get(REQUEST_ID_HEADER)).toBe(sent);
+  });
+});
+
+describe('subgraphs: identity from the gateway only', () => {
+  const DEMO: Identity = {
+    kind: 'session',
+    username: 'demo',
+    userGroup: 'demo',
+    clientType: 'EXPLORER',
+    sessionHash: null,
+  };
+  const QUERY = `{ issues { all(first: 1) { edges { node { id } } } } }`;
+  let issues: ReturnType<typeof createIssuesSubgraph>;
+
+  beforeAll(() => {
+    issues = createIssuesSubgraph({
+      db: t.database.db,
+      signer: new IdentitySigner(t.config.secret),
+      log: createLogger('silent'),
+      clock: t.clock,
+    });
+  });
+
+  async function ask(identity: string | undefined) {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    if (identity !== undefined) headers[IDENTITY_HEADER] = identity;
+    const response = await issues.fetch(
+      new Request('http://issues.subgraph.test/graphql', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: QUERY }),
+      }),
+    );
+    const body = (await response.json()) as {
+      data?: unknown;
+      errors?: { message: string; extensions?: Record<string, unknown> }[];
+    };
+    return { status: response.status, body };
+  }
+
+  it('refuses an identity signed with a different secret', async () => {
+    const forger = new IdentitySigner(randomBytes(32).toString('base64url'));
+    const r = await ask(await forger.sign(DEMO));
+    expect(r.status).toBe(401);
+    expect(r.body.data ?? null).toBeNull();
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it.each([
+    ['garbage', 'garbage'],
+    ['an unsigned token', 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJkZW1vIn0.'],
+    ['an empty value', ''],
+  ])('refuses %s as identity', async (_what, value) => {
+    const r = await ask(value);
+    expect(r.status).toBe(401);
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('answers a correctly signed identity', async () => {
+    const signer = new IdentitySigner(t.config.secret);
+    const r = await ask(await signer.sign(DEMO));
+    expect(r.status).toBe(200);
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data).toEqual({ issues: { all: { edges: [] } } });
+  });
+
+  it('treats a request without identity as anonymous: issues answers UNAUTHENTICATED', async () => {
+    const r = await ask(undefined);
+    expect(r.status).toBe(200);
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('gateway: routes and headers', () => {
+  it('answers /healthz and /readyz', async () => {
+    const health = await get('/healthz');
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const ready = await get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready' });
+  });
+
+  it('answers unknown paths with 404', async () => {
+    for (const path of ['/nope', '/api/graphql/extra', '/graphql', '/__runtime/healthz']) {
+      const r = await get(path);
+      expect(r.status, path).toBe(404);
+      await r.body?.cancel();
+    }
+  });
+
+  it('redirects / to the explorer', async () => {
+    const r = await get('/', { redirect: 'manual' });
+    expect(r.status).toBe(302);
+    expect(r.headers.get('location')).toBe(EXPLORER_PATH);
+  });
+
+  it('sets security headers on GraphQL responses', async () => {
+    const ok = await t.graphql(`{ __typename }`);
+    const bad = await t.graphql(`{ nope }`);
+    for (const r of [ok, bad]) {
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('x-frame-options')).toBe('DENY');
+    }
+  });
+});
+
+// Last: it drops a table, so nothing may run after it against this database.
+describe('gateway: unexpected errors', () => {
+  it('masks an unexpected error and quotes the request id', async () => {
+    const demo = { 'x-svc-sessionid': demoSession };
+    const before = await t.graphql(`{ issues { all(first: 1) { edges { node { id } } } } }`, {}, demo);
+    expect(before.body.errors).toBeUndefined();
+
+    await sql`drop table issues`.execute(t.database.db);
+    const r = await t.graphql<{ issues: unknown }>(
+      `{ issues { all(first: 1) { edges { node { id } } } } }`,
+      {},
+      demo,
+    );
+    const requestId = r.headers.get(REQUEST_ID_HEADER);
+    expect(requestId).toBeTruthy();
+    expect(r.body.errors).toHaveLength(1);
+    const [error] = r.body.errors!;
+    expect(error!.message).toBe('Unexpected error.');
+    expect(error!.message).not.toMatch(/issues|relation|table|sql/i);
+    expect(error!.extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', requestId });
+    expect(JSON.stringify(r.body)).not.toMatch(/relation|does not exist|stack/i);
+  });
+});
