@@ -41,6 +41,9 @@ const schema = z
     trustProxy: z.boolean().default(false),
   })
   .superRefine((c, ctx) => {
+    if (c.secret !== undefined && c.secret.length < MIN_SECRET_LENGTH) {
+      ctx.addIssue({ code: 'custom', message: `ASSETQL_SECRET must be at least ${MIN_SECRET_LENGTH} characters` });
+    }
     if (c.env === 'demo') return;
     const need = (ok: unknown, variable: string, why: string) => {
       if (!ok) ctx.addIssue({ code: 'custom', message: `${variable} is required in ${c.env}: ${why}` });

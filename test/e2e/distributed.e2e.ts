@@ -1,0 +1,379 @@
+/**
+ * The distributed form (three `serve --subgraph` processes and a `serve --gateway` process,
+ * talking over HTTP) must answer exactly as the single process does, on the same database.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUBGRAPH_NAMES, type SubgraphName } from '../../src/config/index.ts';
+import { seedDemo } from '../../src/demo/seed.ts';
+import { ManualClock } from '../../src/shared/clock.ts';
+import { REQUEST_ID_HEADER } from '../../src/shared/identity.ts';
+import { SESSION_HEADER } from '../../src/shared/session-policy.ts';
+import { openDatabase } from '../../src/storage/database.ts';
+import { migrateToLatest } from '../../src/storage/migrate.ts';
+import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SECRET = 'distributed-e2e-secret-0123456789abcdefghij';
+const START_TIMEOUT_MS = 45_000;
+
+interface Child {
+  name: string;
+  process: ChildProcess;
+  /** stdout and stderr as they came, for failure messages (pino logs to stdout). */
+  output: string[];
+}
+
+const children: Child[] = [];
+let database: TestDatabase;
+let dataDir: string | undefined;
+let single: TestApp;
+let gatewayUrl: string;
+let sessionId: string;
+
+/** The last lines every child wrote, to explain a failure. */
+function childOutput(): string {
+  return children
+    .map((c) => {
+      const text = c.output.join('').trim().split('\n').slice(-30).join('\n');
+      return `--- ${c.name} (pid ${c.process.pid}, exit ${c.process.exitCode ?? c.process.signalCode ?? 'running'}):\n${text || '(no output)'}`;
+    })
+    .join('\n');
+}
+
+/**
+ * Starts `node src/cli/bin.ts serve ...args` and resolves with the URL from its "at http://…"
+ * line; rejects, with what it wrote, when it exits first or takes too long.
+ */
+function serve(name: string, args: string[], env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, ['src/cli/bin.ts', 'serve', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const entry: Child = { name, process: child, output: [] };
+  children.push(entry);
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} ${why}\n${entry.output.join('')}`));
+    };
+    const timer = setTimeout(
+      () => fail(`printed no listening line within ${START_TIMEOUT_MS} ms`),
+      START_TIMEOUT_MS,
+    );
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      entry.output.push(chunk);
+      stdout += chunk;
+      const m = stdout.match(/^assetql (?:subgraph \w+ )?at (http:\/\/\S+)/m);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.stderr.on('data', (chunk: string) => entry.output.push(chunk));
+    child.once('error', (e) => fail(`could not start: ${e.message}`));
+    child.once('exit', (code, signal) => fail(`exited (${signal ?? code}) before listening`));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Should the worker die without afterAll, leave no servers behind. */
+const killAll = () => {
+  for (const c of children) if (c.process.exitCode === null) c.process.kill('SIGKILL');
+};
+process.once('exit', killAll);
+
+beforeAll(async () => {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ASSETQL_SECRET: SECRET,
+    ASSETQL_ENV: 'demo',
+    ASSETQL_DEMO_DATA: 'false',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    HOST: '127.0.0.1',
+  };
+  if (process.env.DATABASE_URL) {
+    database = await freshDatabase();
+    env.DATABASE_URL = database.url!;
+  } else {
+    // This process opens the embedded database first, so it serves it on a socket in
+    // DATA_DIR and the children attach to it there.
+    dataDir = mkdtempSync(join(tmpdir().length < 40 ? tmpdir() : '/tmp', 'aq-e2e-'));
+    const embedded = await openDatabase({ dataDir });
+    expect(embedded.ownsEmbedded).toBe(true);
+    await migrateToLatest(embedded.db);
+    database = Object.assign(embedded, { url: undefined });
+    env.DATA_DIR = dataDir;
+  }
+  // The clock reads now: the children use the system clock on the same sessions.
+  single = await startTestApp({ database, config: { secret: SECRET }, clock: new ManualClock(Date.now()) });
+  await seedDemo(database.db, single.config);
+
+  const urls = await Promise.all(
+    SUBGRAPH_NAMES.map((name) => serve(`subgraph ${name}`, ['--subgraph', name], env)),
+  );
+  const subgraphEnv = Object.fromEntries(
+    SUBGRAPH_NAMES.map((name: SubgraphName, i) => [`ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`, urls[i]!]),
+  );
+  gatewayUrl = await serve('gateway', ['--gateway'], { ...env, ...subgraphEnv });
+  expect(gatewayUrl).toMatch(/\/api\/graphql$/);
+
+  // Last, so the session is fresh for both forms (the same logic as sessionFor).
+  sessionId = await single.sessionFor('demo', 'demo');
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(children.map((c) => stop(c.process)));
+  process.off('exit', killAll);
+  await single?.close();
+  await database?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+interface Answer {
+  status: number;
+  requestId: string | null;
+  body: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+}
+
+type Operation = { query: string; variables?: Record<string, unknown>; signedIn?: boolean };
+
+function request(url: string, op: Operation): Request {
+  return new Request(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json',
+      ...(op.signedIn ? { [SESSION_HEADER]: sessionId } : {}),
+    },
+    body: JSON.stringify({ query: op.query, variables: op.variables ?? {} }),
+  });
+}
+
+async function answer(response: Response): Promise<Answer> {
+  const text = await response.text();
+  let body: Answer['body'];
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`not JSON (status ${response.status}): ${text.slice(0, 500)}\n${childOutput()}`);
+  }
+  return { status: response.status, requestId: response.headers.get(REQUEST_ID_HEADER), body };
+}
+
+const distributed = async (op: Operation) =>
+  answer(await fetch(request(gatewayUrl, op), { signal: AbortSignal.timeout(20_000) }));
+const inProcess = async (op: Operation) => answer(await single.handle(request(`${BASE}/api/graphql`, op)));
+
+/** Correlation ids are made per request; nothing else may differ between the two forms. */
+function withoutCorrelationIds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCorrelationIds);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        (k === 'correlationId' || k === 'requestId') && typeof v === 'string'
+          ? '<correlation id>'
+          : withoutCorrelationIds(v),
+      ]),
+    );
+  }
+  return value;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** For writes: each form makes its own row, so its generated id and timestamps differ. */
+function withoutGenerated(value: unknown, key?: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutGenerated(v));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutGenerated(v, k)]));
+  }
+  if (typeof value !== 'string') return value;
+  if (key === 'correlationId' || key === 'requestId') return '<correlation id>';
+  if (key === 'createdAt' || key === 'updatedAt') return '<timestamp>';
+  if (UUID.test(value)) return '<uuid>';
+  return value;
+}
+
+/** Sends one operation to both forms and expects the same status and JSON. */
+async function same(op: Operation, normalise: (v: unknown) => unknown = withoutCorrelationIds) {
+  const d = await distributed(op);
+  const s = await inProcess(op);
+  const context = `${op.query}\n${childOutput()}`;
+  expect({ status: d.status, body: normalise(d.body) }, context).toEqual({
+    status: s.status,
+    body: normalise(s.body),
+  });
+  return { d, s };
+}
+
+/** As `same`, for operations that must succeed. */
+async function sameData<T>(op: Operation, normalise?: (v: unknown) => unknown): Promise<T> {
+  const { d } = await same(op, normalise);
+  expect(d.body.errors, `${JSON.stringify(d.body.errors)}\n${childOutput()}`).toBeUndefined();
+  expect(d.status).toBe(200);
+  return d.body.data as T;
+}
+
+type Edges<N> = { edges: { node: N }[] };
+type SessionData = { session: { authenticated: boolean; username: string | null; userGroup: string | null } };
+interface CreateIssueData {
+  createIssue: { correlationId: string; errors: unknown[]; issue: { id: string } };
+}
+
+describe('distributed form (separate processes) and single process', () => {
+  it('answer the session query alike, anonymous and signed in', async () => {
+    const q = `{ session {
+      username authenticated expiresAt expiresAtHard userGroup challengeName challengeParam
+      lastAuthenticatedAt clientApplicationType userGroups
+    } }`;
+    const anonymous = await sameData<SessionData>({ query: q });
+    expect(anonymous.session).toMatchObject({ authenticated: false, username: null });
+    const signedIn = await sameData<SessionData>({ query: q, signedIn: true });
+    expect(signedIn.session).toMatchObject({ authenticated: true, username: 'demo', userGroup: 'demo' });
+  });
+
+  it('list asset profiles with their properties and relationships alike', async () => {
+    const data = await sameData<{ assetProfiles: { all: Edges<{ profile: string }> } }>({
+      signedIn: true,
+      query: `{ assetProfiles { all {
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+        edges { cursor node {
+          profile title owner { username group }
+          displayNameProperty displayNameTemplate secondaryDisplayNameProperty isDeletedProperty forceAssetStateUpdates
+          properties { name type title description unit required default enumValues extension }
+          relationships {
+            relationship type profile referenceProperty referenceType lookupProperty lookupType title
+            assetProfile { profile title relationships { relationship assetProfile { profile } } }
+          }
+          extensions
+        } }
+      } } }`,
+    });
+    expect(data.assetProfiles.all.edges.map((e) => e.node.profile)).toEqual(['facility', 'site', 'well']);
+  });
+
+  it('page through assets alike', async () => {
+    const q = `query($after: String) { assets(profile: "well") {
+      profile
+      all(first: 7, after: $after) {
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+        edges { cursor node {
+          id profile displayName secondaryDisplayName isDeleted modifiedAt
+          properties(only: ["status", "depth", "facilityId"])
+          geometry { type bbox ... on GeoJSONPoint { coordinates } }
+        } }
+      }
+    } }`;
+    const ids: string[] = [];
+    let after: string | null = null;
+    type Page = {
+      assets: {
+        all: Edges<{ id: string }> & { pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+      };
+    };
+    for (let page = 0; page < 10; page++) {
+      const data: Page = await sameData<Page>({ query: q, variables: { after }, signedIn: true });
+      ids.push(...data.assets.all.edges.map((e) => e.node.id));
+      if (!data.assets.all.pageInfo.hasNextPage) break;
+      after = data.assets.all.pageInfo.endCursor;
+    }
+    expect(ids).toHaveLength(24);
+    expect(new Set(ids).size).toBe(24);
+  });
+
+  it('resolve an asset’s issues across subgraphs alike', async () => {
+    const data = await sameData<{ assets: { byId: { issueSubject: { issues: Edges<unknown> } } } }>({
+      signedIn: true,
+      query: `{ assets(profile: "well") { byId(id: "W-100-1-1") {
+        displayName
+        issueSubject { issues { edges { node { displayName audit { createdBy { userId } } } } } }
+      } } }`,
+    });
+    expect(data.assets.byId.issueSubject.issues.edges).toEqual([
+      { node: { displayName: 'Casing pressure above threshold', audit: { createdBy: { userId: 'demo' } } } },
+    ]);
+  });
+
+  it('resolve issues’ assets across subgraphs alike', async () => {
+    const data = await sameData<{ issues: { all: Edges<unknown> } }>({
+      signedIn: true,
+      query: `{ issues { all { edges { node { subject { assetReference { asset { displayName } } } } } } } }`,
+    });
+    expect(data.issues.all.edges.length).toBeGreaterThan(0);
+  });
+
+  it('create an issue alike (same shape; ids and times are each form’s own)', async () => {
+    const op: Operation = {
+      signedIn: true,
+      query: `mutation($input: CreateIssueInput!) { createIssue(input: $input) {
+        correlationId errors { message type }
+        issue { id displayName description status createdAt audit { createdAt createdBy { userId } }
+          subject { type reference assetReference { profile id asset { displayName } } } }
+      } }`,
+      variables: {
+        input: {
+          displayName: 'Flare stack check',
+          description: 'e2e',
+          subject: { type: 'asset', reference: 'well/W-100-1-2' },
+        },
+      },
+    };
+    const { d, s } = await same(op, withoutGenerated);
+    expect(d.body.errors).toBeUndefined();
+    const created = (d.body.data as CreateIssueData).createIssue;
+    const other = (s.body.data as CreateIssueData).createIssue;
+    expect(created.errors).toEqual([]);
+    expect(created.issue.id).toMatch(UUID);
+    expect(created.issue.id).not.toBe(other.issue.id);
+    // The correlation id is the request's, echoed in the response header.
+    expect(created.correlationId).toBe(d.requestId);
+    expect(other.correlationId).toBe(s.requestId);
+
+    // Both writes went to the one database: each form now lists both.
+    const listing = await sameData<{ assets: { byId: { issueSubject: { issues: Edges<unknown> } } } }>({
+      signedIn: true,
+      query: `{ assets(profile: "well") { byId(id: "W-100-1-2") { issueSubject { issues { edges { cursor node { id displayName createdAt } } } } } } }`,
+    });
+    expect(listing.assets.byId.issueSubject.issues.edges).toHaveLength(2);
+  });
+
+  it('refuse anonymous callers alike', async () => {
+    const { d } = await same({ query: `{ issues { all { edges { node { id } } } } }` });
+    expect(d.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('reject invalid documents alike', async () => {
+    const unknownField = await same({ query: `{ assets(profile: "well") { nope } }`, signedIn: true });
+    expect(unknownField.d.status).toBeGreaterThanOrEqual(400);
+    expect(unknownField.d.body.errors?.length).toBeGreaterThan(0);
+    const syntax = await same({ query: `{ session { username `, signedIn: true });
+    expect(syntax.d.body.errors?.[0]?.message).toMatch(/Syntax Error/);
+    const badVariable = await same({
+      query: `query($first: Int) { issues { all(first: $first) { edges { node { id } } } } }`,
+      variables: { first: 'many' },
+      signedIn: true,
+    });
+    expect(badVariable.d.body.errors?.length).toBeGreaterThan(0);
+  });
+});
