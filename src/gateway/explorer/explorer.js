@@ -35,11 +35,16 @@
     return nativeFetch(resource, { credentials: 'same-origin', ...init });
   };
 
+  // Yoga's GraphiQL ignores `defaultQuery`: it starts from the `?query=` URL parameter (which
+  // it keeps up to date as you type), else its `query` option, else a welcome comment. A
+  // `query` option would also win over the URL, so pass ours only when the URL has none.
+  const DEFAULT_QUERY =
+    '{\n  session {\n    authenticated\n    username\n    userGroup\n    expiresAt\n  }\n}\n';
   root.textContent = '';
   YogaGraphiQL.renderYogaGraphiQL(root, {
     endpoint,
     title: 'assetql',
     credentials: 'same-origin',
-    defaultQuery: '{\n  session {\n    authenticated\n    username\n    userGroup\n    expiresAt\n  }\n}\n',
+    ...(new URLSearchParams(location.search).get('query') ? {} : { query: DEFAULT_QUERY }),
   });
 })();
