@@ -9,13 +9,22 @@ const SECRET = 'x'.repeat(40);
 describe('loadConfig', () => {
   it('defaults to the demo environment on localhost:4000', () => {
     const c = loadConfig({}, {});
-    expect(c).toMatchObject({ env: 'demo', port: 4000, host: '127.0.0.1', baseUrl: 'http://localhost:4000', demoData: true });
+    expect(c).toMatchObject({
+      env: 'demo',
+      port: 4000,
+      host: '127.0.0.1',
+      baseUrl: 'http://localhost:4000',
+      demoData: true,
+    });
     expect(c.ephemeralSecret).toBe(true);
     expect(Object.isFrozen(c)).toBe(true);
   });
 
   it('lets the environment win over the file, and flags over both', () => {
-    const c = loadConfig({ port: '5001' }, { PORT: '5000', ASSETQL_BASE_URL: 'https://assets.example.com/', LOG_LEVEL: 'warn' });
+    const c = loadConfig(
+      { port: '5001' },
+      { PORT: '5000', ASSETQL_BASE_URL: 'https://assets.example.com/', LOG_LEVEL: 'warn' },
+    );
     expect(c.port).toBe(5001);
     expect(c.baseUrl).toBe('https://assets.example.com');
     expect(c.logLevel).toBe('warn');
@@ -36,14 +45,27 @@ describe('loadConfig', () => {
   });
 
   it('accepts a complete production configuration, and staging without DATABASE_URL', () => {
-    const prod = loadConfig({}, {
-      ASSETQL_ENV: 'production',
-      ASSETQL_BASE_URL: 'https://assets.example.com',
-      ASSETQL_SECRET: SECRET,
-      DATABASE_URL: 'postgres://db/assetql',
+    const prod = loadConfig(
+      {},
+      {
+        ASSETQL_ENV: 'production',
+        ASSETQL_BASE_URL: 'https://assets.example.com',
+        ASSETQL_SECRET: SECRET,
+        DATABASE_URL: 'postgres://db/assetql',
+      },
+    );
+    expect(prod).toMatchObject({
+      env: 'production',
+      host: '0.0.0.0',
+      demoData: false,
+      ephemeralSecret: false,
     });
-    expect(prod).toMatchObject({ env: 'production', host: '0.0.0.0', demoData: false, ephemeralSecret: false });
-    expect(() => loadConfig({}, { ASSETQL_ENV: 'staging', ASSETQL_BASE_URL: 'https://s.example.com', ASSETQL_SECRET: SECRET })).not.toThrow();
+    expect(() =>
+      loadConfig(
+        {},
+        { ASSETQL_ENV: 'staging', ASSETQL_BASE_URL: 'https://s.example.com', ASSETQL_SECRET: SECRET },
+      ),
+    ).not.toThrow();
   });
 
   it('rejects short secrets, bad ports and unknown environments', () => {
@@ -69,7 +91,10 @@ describe('withDemoSecret', () => {
   });
 
   it('never applies outside demo', () => {
-    const c = loadConfig({}, { ASSETQL_ENV: 'staging', ASSETQL_BASE_URL: 'https://s.example.com', ASSETQL_SECRET: SECRET });
+    const c = loadConfig(
+      {},
+      { ASSETQL_ENV: 'staging', ASSETQL_BASE_URL: 'https://s.example.com', ASSETQL_SECRET: SECRET },
+    );
     expect(withDemoSecret(c)).toBe(c);
   });
 });

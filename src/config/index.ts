@@ -39,10 +39,45 @@ const schema = z
     subgraphUrls: z.partialRecord(z.enum(SUBGRAPH_NAMES), z.url()).default({}),
     /** `ASSETQL_TRUST_PROXY`: take the client address from `x-forwarded-for` @default false */
     trustProxy: z.boolean().default(false),
+    /** `ASSETQL_LOGIN_ENABLED`: sign-in with username and password @default true */
+    loginEnabled: z.boolean().default(true),
+    /** `ASSETQL_SMTP_URL`, e.g. `smtps://user:pass@mail.example.com`; without it, mail goes to the outbox. */
+    smtpUrl: z.string().optional(),
+    /** `ASSETQL_MAIL_FROM` @default 'assetql <no-reply@localhost>' */
+    mailFrom: z.string().default('assetql <no-reply@localhost>'),
+    /** `ASSETQL_TWILIO_ACCOUNT_SID`, `ASSETQL_TWILIO_AUTH_TOKEN`, `ASSETQL_TWILIO_FROM`: SMS through Twilio. */
+    twilio: z
+      .object({ accountSid: z.string().min(1), authToken: z.string().min(1), from: z.string().min(1) })
+      .optional(),
+    /**
+     * `ASSETQL_OIDC_ISSUERS`: JSON array of identity providers trusted for federatedSignIn:
+     * `[{ "issuer": "https://…", "audience": "client-id", "name": "Corp", "groups": ["acme"],
+     *     "groupsClaim": "groups", "algorithms": ["RS256"] }]`.
+     */
+    oidcIssuers: z
+      .array(
+        z.object({
+          issuer: z.url(),
+          audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+          name: z
+            .string()
+            .regex(/^[A-Za-z0-9]+$/)
+            .optional(),
+          groups: z.array(z.string().min(1)).default([]),
+          groupsClaim: z.string().optional(),
+          algorithms: z.array(z.string()).default(['RS256', 'ES256', 'PS256', 'EdDSA']),
+        }),
+      )
+      .default([]),
+    /** `ASSETQL_SSO_URL`: where clients start SSO (`config.auth.ssoUrl`). */
+    ssoUrl: z.url().optional(),
   })
   .superRefine((c, ctx) => {
     if (c.secret !== undefined && c.secret.length < MIN_SECRET_LENGTH) {
-      ctx.addIssue({ code: 'custom', message: `ASSETQL_SECRET must be at least ${MIN_SECRET_LENGTH} characters` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `ASSETQL_SECRET must be at least ${MIN_SECRET_LENGTH} characters`,
+      });
     }
     if (c.env === 'demo') return;
     const need = (ok: unknown, variable: string, why: string) => {
@@ -94,6 +129,20 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     logLevel: env.LOG_LEVEL,
     demoData: bool(env.ASSETQL_DEMO_DATA),
     trustProxy: bool(env.ASSETQL_TRUST_PROXY),
+    loginEnabled: bool(env.ASSETQL_LOGIN_ENABLED),
+    smtpUrl: env.ASSETQL_SMTP_URL,
+    mailFrom: env.ASSETQL_MAIL_FROM,
+    twilio: env.ASSETQL_TWILIO_ACCOUNT_SID
+      ? {
+          accountSid: env.ASSETQL_TWILIO_ACCOUNT_SID,
+          authToken: env.ASSETQL_TWILIO_AUTH_TOKEN,
+          from: env.ASSETQL_TWILIO_FROM,
+        }
+      : undefined,
+    oidcIssuers: env.ASSETQL_OIDC_ISSUERS
+      ? parseJson(env.ASSETQL_OIDC_ISSUERS, 'ASSETQL_OIDC_ISSUERS')
+      : undefined,
+    ssoUrl: env.ASSETQL_SSO_URL,
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
   };
   for (const k of Object.keys(out)) if (out[k] === undefined || out[k] === '') delete out[k];
@@ -137,6 +186,14 @@ export function loadConfig(
     ephemeralSecret: c.secret === undefined,
     subgraphUrls: Object.freeze({ ...c.subgraphUrls }),
   });
+}
+
+function parseJson(text: string, variable: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`${variable} is not valid JSON: ${(e as Error).message}`);
+  }
 }
 
 function stripUndefined(o: Record<string, unknown>) {

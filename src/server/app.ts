@@ -10,6 +10,11 @@ import { type Database, openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
 import { authTypeDefs, createAuthSubgraph } from '../subgraphs/auth/index.ts';
+import type { AuthLimits } from '../subgraphs/auth/limits.ts';
+import { outboxMessenger } from '../subgraphs/auth/messaging/messenger.ts';
+import { routingMessenger } from '../subgraphs/auth/messaging/routing.ts';
+import { smsMessenger, twilioSmsSender } from '../subgraphs/auth/messaging/sms-http.ts';
+import { smtpMessenger } from '../subgraphs/auth/messaging/smtp.ts';
 import { createIssuesSubgraph, issuesTypeDefs } from '../subgraphs/issues/index.ts';
 
 /** What one process serves: everything, one subgraph, or the gateway alone. */
@@ -31,6 +36,8 @@ export interface AppOptions {
   database?: Database;
   /** Apply pending migrations at start @default true */
   migrate?: boolean;
+  /** Per-address limits on sign-in and friends (tests lower them). */
+  authLimits?: AuthLimits;
 }
 
 export interface App {
@@ -61,6 +68,15 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   const signer = new IdentitySigner(config.secret);
   const deps = { db: database.db, signer, log, clock };
 
+  const closers: (() => void | Promise<void>)[] = [];
+
+  const makeMessenger = () => {
+    const smtp = config.smtpUrl ? smtpMessenger({ url: config.smtpUrl, from: config.mailFrom }) : undefined;
+    if (smtp) closers.push(() => smtp.close());
+    const sms = config.twilio ? smsMessenger(twilioSmsSender(config.twilio)) : undefined;
+    return routingMessenger({ email: smtp, sms, fallback: outboxMessenger(database.db) });
+  };
+
   const makeSubgraph = (name: SubgraphName) => {
     switch (name) {
       case 'assets':
@@ -68,8 +84,16 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       case 'auth':
         return createAuthSubgraph({
           ...deps,
+          pool: database.pool,
+          limits: options.authLimits,
           secret: config.secret,
-          settings: { loginEnabled: true, ssoEnabled: false, ssoUrl: null },
+          messenger: makeMessenger(),
+          oidcIssuers: config.oidcIssuers,
+          settings: {
+            loginEnabled: config.loginEnabled,
+            ssoEnabled: config.oidcIssuers.length > 0,
+            ssoUrl: config.ssoUrl ?? null,
+          },
         });
       case 'issues':
         return createIssuesSubgraph(deps);
@@ -143,6 +167,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     close() {
       closing ??= (async () => {
         await closeRole();
+        for (const close of closers) await close();
         if (ownsDatabase) await database.close();
       })();
       return closing;

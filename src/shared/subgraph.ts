@@ -1,6 +1,7 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { GraphQLError, parse } from 'graphql';
+import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Clock } from './clock.ts';
 import {
@@ -51,9 +52,15 @@ export interface SubgraphOptions<C> {
 export function createSubgraph<C extends BaseContext>(
   options: SubgraphOptions<C>,
 ): YogaServerInstance<Record<string, never>, C> {
+  // The spec's scalars, with parsing that rejects bad input (a JSONObject must be an object).
+  const scalars = Object.fromEntries(
+    Object.entries({ DateTime: DateTimeResolver, JSONObject: JSONObjectResolver, JSON: JSONResolver }).filter(
+      ([name]) => new RegExp(`^scalar ${name}\\b`, 'm').test(options.typeDefs),
+    ),
+  );
   const schema = buildSubgraphSchema({
     typeDefs: parse(options.typeDefs),
-    resolvers: options.resolvers as GraphQLResolverMap<unknown>,
+    resolvers: { ...scalars, ...(options.resolvers as object) } as GraphQLResolverMap<unknown>,
   });
   const log = options.log.child({ subgraph: options.name });
   const pendingHeaders = new WeakMap<Request, Headers>();

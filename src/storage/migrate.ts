@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import * as foundation from './migrations/20261122T0300_foundation.ts';
 import * as auth from './migrations/20261122T0400_auth.ts';
+import * as rateLimits from './migrations/20261122T0500_rate_limits.ts';
+import * as federated from './migrations/20261122T0600_federated_identities.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -10,6 +12,8 @@ import * as auth from './migrations/20261122T0400_auth.ts';
 const migrations: Record<string, Migration> = {
   '20261122T0300_foundation': foundation,
   '20261122T0400_auth': auth,
+  '20261122T0500_rate_limits': rateLimits,
+  '20261122T0600_federated_identities': federated,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -136,6 +136,14 @@ export interface AuthEventsTable {
   detail: Json<Record<string, unknown> | null> | null;
 }
 
+export interface FederatedIdentitiesTable {
+  issuer: string;
+  subject: string;
+  username: string;
+  created_at: DefaultTimestamp;
+  last_signed_in_at: Timestamp | null;
+}
+
 export interface Tables {
   asset_profiles: AssetProfilesTable;
   asset_profile_extensions: AssetProfileExtensionsTable;
@@ -149,4 +157,5 @@ export interface Tables {
   password_resets: PasswordResetsTable;
   outbox: OutboxTable;
   auth_events: AuthEventsTable;
+  federated_identities: FederatedIdentitiesTable;
 }

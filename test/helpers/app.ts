@@ -3,6 +3,7 @@ import { createApp, type Role } from '../../src/server/app.ts';
 import { type Clock, ManualClock } from '../../src/shared/clock.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { hashSessionId, lifetimeOf, newSessionId } from '../../src/shared/session-policy.ts';
+import type { AuthLimits } from '../../src/subgraphs/auth/limits.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
@@ -63,6 +64,7 @@ export async function startTestApp(
     config?: Record<string, unknown>;
     database?: TestDatabase;
     clock?: ManualClock;
+    authLimits?: AuthLimits;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await freshDatabase());
@@ -71,8 +73,9 @@ export async function startTestApp(
   const app = await createApp(config, options.role ?? { kind: 'single' }, {
     database,
     clock: clock as Clock,
-    log: createLogger('silent'),
+    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     migrate: false,
+    authLimits: options.authLimits,
   });
   const handle = (request: Request) => app.handle(request);
   return {

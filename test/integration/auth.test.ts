@@ -9,7 +9,17 @@ const DAY = 24 * 60 * 60 * 1000;
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // This file signs in far more often than a person would; auth-limits.test.ts tests the limits.
+  const generous = { points: 10_000, seconds: 60 };
+  t = await startTestApp({
+    authLimits: {
+      signIn: generous,
+      confirmSignIn: generous,
+      forgotPassword: generous,
+      forgotPasswordSubmit: generous,
+      createAPIKey: generous,
+    },
+  });
   await seedDemo(t.database.db, t.config);
 });
 afterAll(() => t.close());

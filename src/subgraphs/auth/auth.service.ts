@@ -7,6 +7,7 @@ import type { Logger } from '../../shared/logger.ts';
 import { deriveKey } from '../../shared/secrets.ts';
 import { hashSessionId, lifetimeOf, newSessionId } from '../../shared/session-policy.ts';
 import type { Tables } from '../../storage/tables.ts';
+import { type OidcVerifier, TokenError } from './federated/oidc.ts';
 import type { Messenger } from './messaging/messenger.ts';
 import { newTotpSecret, otpauthUri, totpStep } from './mfa/totp.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords/passwords.ts';
@@ -47,6 +48,7 @@ export interface AuthServiceDeps {
   log: Logger;
   secret: string;
   messenger: Messenger;
+  oidc: OidcVerifier;
 }
 
 interface UserRow {
@@ -84,6 +86,7 @@ export class AuthService {
   readonly #totpKey: Uint8Array;
   readonly #codeKey: Uint8Array;
   readonly #messenger: Messenger;
+  readonly #oidc: OidcVerifier;
 
   constructor(deps: AuthServiceDeps) {
     this.#db = deps.db;
@@ -92,6 +95,7 @@ export class AuthService {
     this.#totpKey = deriveKey(deps.secret, 'totp-seal');
     this.#codeKey = deriveKey(deps.secret, 'one-time-codes');
     this.#messenger = deps.messenger;
+    this.#oidc = deps.oidc;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -410,6 +414,85 @@ export class AuthService {
       .where('id_hash', '=', hash)
       .execute();
     return { ok: true, value: { secret, otpauthUri: otpauthUri(secret, identity.username) } };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Federated sign-in
+
+  /**
+   * Signs in with an OpenID Connect ID token. The (issuer, sub) pair is the link to a local
+   * user: the first sign-in provisions `<name>_<sub>` in the issuer's configured groups (or
+   * those of them the token's groups claim names); later ones find the same user. Users are
+   * never linked by email, which an identity provider may not have verified.
+   */
+  async federatedSignIn(
+    token: string,
+    opts: { clientType: string; deviceKey?: string | null; deviceName?: string | null; ip: string | null },
+  ): Promise<Outcome<IssuedSession>> {
+    if (!this.#oidc.enabled)
+      return fail('LOGIN_DISABLED', 'No identity provider is configured for federated sign-in.');
+    let verified: Awaited<ReturnType<OidcVerifier['verify']>>;
+    try {
+      verified = await this.#oidc.verify(token);
+    } catch (e) {
+      if (!(e instanceof TokenError)) throw e;
+      await this.#event(null, 'federated_sign_in_failed', opts.ip, { reason: e.message.slice(0, 200) });
+      return fail('INVALID_TOKEN', e.message);
+    }
+    const { issuer, claims } = verified;
+    const claimed = issuer.groupsClaim ? claims[issuer.groupsClaim] : undefined;
+    const groups = Array.isArray(claimed)
+      ? issuer.groups.filter((g) => (claimed as unknown[]).includes(g))
+      : issuer.groups;
+    const now = this.#clock.now();
+    const device = { key: opts.deviceKey ?? null, name: opts.deviceName ?? null };
+    const outcome = await this.#db.transaction().execute(async (trx): Promise<Outcome<string>> => {
+      const link = await trx
+        .selectFrom('federated_identities')
+        .select('username')
+        .where('issuer', '=', issuer.issuer)
+        .where('subject', '=', claims.sub)
+        .executeTakeFirst();
+      let username = link?.username;
+      if (!username) {
+        if (groups.length === 0)
+          return fail('GROUP_ACCESS_DENIED', 'Your identity provider gives you no group here.');
+        username = `${issuer.name ?? 'sso'}_${claims.sub}`.replace(/[^A-Za-z0-9._@+-]/g, '_').slice(0, 128);
+        const email =
+          claims.email_verified === true && typeof claims.email === 'string' ? claims.email : null;
+        await trx
+          .insertInto('users')
+          .values({ username, email })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+        await trx
+          .insertInto('federated_identities')
+          .values({ issuer: issuer.issuer, subject: claims.sub, username, created_at: now })
+          .execute();
+        await this.#event(username, 'federated_user_provisioned', opts.ip, { issuer: issuer.issuer }, trx);
+      }
+      if (issuer.groupsClaim || !link) {
+        // Keep the groups in step with the identity provider's claim.
+        await trx.deleteFrom('user_groups').where('username', '=', username).execute();
+        if (groups.length)
+          await trx
+            .insertInto('user_groups')
+            .values(groups.map((g) => ({ username: username!, user_group: g })))
+            .execute();
+      }
+      await trx
+        .updateTable('federated_identities')
+        .set({ last_signed_in_at: now })
+        .where('issuer', '=', issuer.issuer)
+        .where('subject', '=', claims.sub)
+        .execute();
+      return { ok: true, value: username };
+    });
+    if (!outcome.ok) return outcome;
+    const user = await this.#findUser(outcome.value);
+    if (!user) return NOT_AUTHORIZED;
+    if (user.disabled) return fail('USER_DISABLED', 'This user is disabled.');
+    return this.#startSession(user.username, opts.clientType, device, opts.ip);
   }
 
   // ---------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
+import type pg from 'pg';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -7,6 +8,8 @@ import { createSubgraph } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import { AuthService } from './auth.service.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
+import { type OidcIssuer, OidcVerifier } from './federated/oidc.ts';
+import { AuthLimiter, type AuthLimits } from './limits.ts';
 import { type Messenger, outboxMessenger } from './messaging/messenger.ts';
 import { resolvers } from './resolvers.ts';
 
@@ -14,6 +17,10 @@ export const authTypeDefs = readFileSync(new URL('./schema.graphql', import.meta
 
 export interface AuthDeps {
   db: Kysely<Tables>;
+  /** The same database's pool, for the rate limiter's store. */
+  pool: pg.Pool;
+  /** Per-address limits @default DEFAULT_LIMITS */
+  limits?: AuthLimits;
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
@@ -22,6 +29,8 @@ export interface AuthDeps {
   secret: string;
   /** Where codes go @default the outbox table */
   messenger?: Messenger;
+  /** Identity providers trusted for federatedSignIn @default none */
+  oidcIssuers?: readonly OidcIssuer[];
 }
 
 /** The auth subgraph: sessions, sign-in and its challenges, API keys, devices, configuration. */
@@ -32,7 +41,9 @@ export function createAuthSubgraph(deps: AuthDeps) {
     log: deps.log,
     secret: deps.secret,
     messenger: deps.messenger ?? outboxMessenger(deps.db),
+    oidc: new OidcVerifier(deps.oidcIssuers ?? [], () => deps.clock.now()),
   });
+  const limiter = new AuthLimiter(deps.pool, deps.limits);
   return createSubgraph<AuthContext>({
     name: 'auth',
     typeDefs: authTypeDefs,
@@ -40,6 +51,6 @@ export function createAuthSubgraph(deps: AuthDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
-    extendContext: (base) => ({ ...base, db: deps.db, auth, authConfig: deps.settings }),
+    extendContext: (base) => ({ ...base, db: deps.db, auth, limiter, authConfig: deps.settings }),
   });
 }

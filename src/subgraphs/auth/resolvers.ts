@@ -4,6 +4,7 @@ import { unauthenticated } from '../../shared/errors.ts';
 import { SESSION_CHANGE_HEADER } from '../../shared/session-policy.ts';
 import type { ApiKeyView, IssuedSession, Outcome } from './auth.service.ts';
 import type { AuthContext } from './context.ts';
+import type { LimitedAction } from './limits.ts';
 import { loadSessionView, SIGNED_OUT, sessionView } from './sessions/session-view.ts';
 
 type Errors = { message: string; type: AuthErrorType }[];
@@ -32,6 +33,14 @@ async function sessionResult(ctx: AuthContext, outcome: Outcome<IssuedSession>) 
 
 function apiKeyOut(k: ApiKeyView, sessionId: string | null) {
   return { ...k, apiKeySessionId: sessionId, authenticated: true };
+}
+
+/** A LIMIT_EXCEEDED error when this address has used up `action`, else null. */
+async function limited(ctx: AuthContext, action: LimitedAction): Promise<Errors | null> {
+  const wait = await ctx.limiter.take(action, ctx.identity.clientIp);
+  return wait > 0
+    ? [{ type: 'LIMIT_EXCEEDED', message: `Too many attempts from this address; try again in ${wait} s.` }]
+    : null;
 }
 
 function loginDisabled(ctx: AuthContext) {
@@ -63,6 +72,8 @@ export const resolvers: Resolvers = {
   Mutation: {
     signIn: async (_root, { input }, ctx) => {
       if (!ctx.authConfig.loginEnabled) return loginDisabled(ctx);
+      const errors = await limited(ctx, 'signIn');
+      if (errors) return { session: null, correlationId: ctx.requestId, errors };
       const outcome = await ctx.auth.signIn({
         loginUsername: input.loginUsername,
         password: input.password,
@@ -73,20 +84,27 @@ export const resolvers: Resolvers = {
       });
       return sessionResult(ctx, outcome);
     },
-    confirmSignIn: async (_root, { input }, ctx) =>
-      sessionResult(ctx, await ctx.auth.confirmSignIn(ctx.identity, input.code, input.mfaType)),
+    confirmSignIn: async (_root, { input }, ctx) => {
+      const errors = await limited(ctx, 'confirmSignIn');
+      if (errors) return { session: null, correlationId: ctx.requestId, errors };
+      return sessionResult(ctx, await ctx.auth.confirmSignIn(ctx.identity, input.code, input.mfaType));
+    },
     signOut: async (_root, _args, ctx) => {
       await ctx.auth.signOut(ctx.identity);
       endSession(ctx);
       return { session: SIGNED_OUT, correlationId: ctx.requestId, errors: [] };
     },
-    federatedSignIn: (_root, _args, ctx) => ({
-      session: null,
-      correlationId: ctx.requestId,
-      errors: [
-        { type: 'LOGIN_DISABLED', message: 'No identity provider is configured for federated sign-in.' },
-      ],
-    }),
+    federatedSignIn: async (_root, { input }, ctx) => {
+      const errors = await limited(ctx, 'signIn');
+      if (errors) return { session: null, correlationId: ctx.requestId, errors };
+      const outcome = await ctx.auth.federatedSignIn(input.cognitoIdToken, {
+        clientType: input.clientApplicationType,
+        deviceKey: input.deviceKey,
+        deviceName: input.deviceName,
+        ip: ctx.identity.clientIp ?? null,
+      });
+      return sessionResult(ctx, outcome);
+    },
     setSessionUserGroup: async (_root, { input }, ctx) =>
       sessionResult(ctx, await ctx.auth.setSessionUserGroup(ctx.identity, input.userGroup)),
     reauthenticate: async (_root, { input }, ctx) =>
@@ -106,12 +124,16 @@ export const resolvers: Resolvers = {
       }
       return { session: await loadSessionView(ctx), correlationId: ctx.requestId, errors: [] };
     },
-    forgotPassword: (_root, { input }, ctx) => {
+    forgotPassword: async (_root, { input }, ctx) => {
+      const errors = await limited(ctx, 'forgotPassword');
+      if (errors) return { correlationId: ctx.requestId, errors };
       ctx.auth.forgotPassword(input.loginUsername, ctx.identity.clientIp ?? null);
       return { correlationId: ctx.requestId, errors: [] };
     },
-    forgotPasswordSubmit: async (_root, { input }, ctx) =>
-      sessionResult(
+    forgotPasswordSubmit: async (_root, { input }, ctx) => {
+      const errors = await limited(ctx, 'forgotPasswordSubmit');
+      if (errors) return { session: null, correlationId: ctx.requestId, errors };
+      return sessionResult(
         ctx,
         await ctx.auth.forgotPasswordSubmit(
           input.loginUsername,
@@ -119,8 +141,11 @@ export const resolvers: Resolvers = {
           input.password,
           ctx.identity.clientIp ?? null,
         ),
-      ),
+      );
+    },
     createAPIKey: async (_root, { input }, ctx) => {
+      const limit = await limited(ctx, 'createAPIKey');
+      if (limit) return { apiKey: null, correlationId: ctx.requestId, errors: limit };
       const outcome = await ctx.auth.createAPIKey(ctx.identity, input.apiKeyId, input.userGroup);
       if (!outcome.ok) {
         return {

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../src/subgraphs/auth/limits.ts';
+import { createUser } from '../../src/subgraphs/auth/users.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+// Two gateway+subgraph processes' worth of app on one database: limits must hold across them.
+let database: TestDatabase;
+let a: TestApp;
+let b: TestApp;
+const limits = {
+  ...DEFAULT_LIMITS,
+  signIn: { points: 3, seconds: 60 },
+  forgotPassword: { points: 2, seconds: 60 },
+};
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  a = await startTestApp({ database, authLimits: limits, config: { trustProxy: true } });
+  b = await startTestApp({ database, authLimits: limits, config: { trustProxy: true } });
+  await createUser(database.db, a.config.secret, {
+    username: 'ann',
+    groups: ['acme'],
+    password: 'correct horse battery',
+  });
+});
+afterAll(async () => {
+  await a.close();
+  await b.close();
+  await database.close();
+});
+
+const SIGN_IN = `mutation($p: String!) {
+  signIn(input: { loginUsername: "ann", password: $p, clientApplicationType: EXPLORER }) { errors { type message } session { authenticated } }
+}`;
+const from = (ip: string) => ({ 'x-forwarded-for': ip });
+
+describe('per-address limits', () => {
+  it('stop sign-in guessing from one address across processes, and not from others', async () => {
+    const first = await a.graphql<any>(SIGN_IN, { p: 'guess one' }, from('203.0.113.7'));
+    const second = await b.graphql<any>(SIGN_IN, { p: 'guess two' }, from('203.0.113.7'));
+    const third = await a.graphql<any>(SIGN_IN, { p: 'guess three' }, from('203.0.113.7'));
+    expect([first, second, third].map((r) => r.body.data.signIn.errors[0].type)).toEqual([
+      'NOT_AUTHORIZED',
+      'NOT_AUTHORIZED',
+      'NOT_AUTHORIZED',
+    ]);
+    const blocked = await b.graphql<any>(SIGN_IN, { p: 'correct horse battery' }, from('203.0.113.7'));
+    expect(blocked.body.data.signIn.session).toBeNull();
+    expect(blocked.body.data.signIn.errors[0]).toMatchObject({ type: 'LIMIT_EXCEEDED' });
+    expect(blocked.body.data.signIn.errors[0].message).toMatch(/try again in \d+ s/);
+    const elsewhere = await a.graphql<any>(SIGN_IN, { p: 'correct horse battery' }, from('203.0.113.8'));
+    expect(elsewhere.body.data.signIn.session).toEqual({ authenticated: true });
+  });
+
+  it('limit password-reset requests per address', async () => {
+    const ask = (app: TestApp) =>
+      app.graphql<any>(
+        'mutation { forgotPassword(input: { loginUsername: "ann" }) { errors { type } } }',
+        {},
+        from('203.0.113.9'),
+      );
+    const r1 = await ask(a);
+    expect(r1.body.data?.forgotPassword.errors, JSON.stringify(r1.body)).toEqual([]);
+    expect((await ask(b)).body.data.forgotPassword.errors).toEqual([]);
+    expect((await ask(a)).body.data.forgotPassword.errors).toEqual([{ type: 'LIMIT_EXCEEDED' }]);
+  });
+});
