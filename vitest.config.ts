@@ -1,6 +1,5 @@
-import { defineConfig } from 'vitest/config';
-
 import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
 
 // One copy of graphql: Node loads its CommonJS entry for our dependencies, so tests must too.
 const graphqlEntry = createRequire(import.meta.url).resolve('graphql');

@@ -69,6 +69,32 @@ const schema = z
         }),
       )
       .default([]),
+    /**
+     * `ASSETQL_RATE_LIMITS`: JSON overriding per-address limits (docs/auth.md), e.g.
+     * `{ "signIn": { "points": 30, "seconds": 300 } }`.
+     */
+    rateLimits: z
+      .partialRecord(
+        z.enum(['signIn', 'confirmSignIn', 'forgotPassword', 'forgotPasswordSubmit', 'createAPIKey']),
+        z.object({ points: z.number().int().positive(), seconds: z.number().int().positive() }),
+      )
+      .default({}),
+    /**
+     * `ASSETQL_STORAGE_CREDENTIALS`: JSON for temporary storage credentials through STS
+     * AssumeRole: `{ "roleArn", "bucket", "prefixTemplate": "{group}/", "region", "endpoint",
+     * "durationSeconds" }`; AWS keys from the SDK's usual sources (AWS_ACCESS_KEY_ID, …).
+     */
+    storageCredentials: z
+      .object({
+        roleArn: z.string().min(1),
+        bucket: z.string().min(3),
+        prefixTemplate: z.string().optional(),
+        region: z.string().optional(),
+        endpoint: z.url().optional(),
+        durationSeconds: z.number().int().min(900).max(43200).optional(),
+        externalId: z.string().optional(),
+      })
+      .optional(),
     /** `ASSETQL_SSO_URL`: where clients start SSO (`config.auth.ssoUrl`). */
     ssoUrl: z.url().optional(),
   })
@@ -143,6 +169,12 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
       ? parseJson(env.ASSETQL_OIDC_ISSUERS, 'ASSETQL_OIDC_ISSUERS')
       : undefined,
     ssoUrl: env.ASSETQL_SSO_URL,
+    storageCredentials: env.ASSETQL_STORAGE_CREDENTIALS
+      ? parseJson(env.ASSETQL_STORAGE_CREDENTIALS, 'ASSETQL_STORAGE_CREDENTIALS')
+      : undefined,
+    rateLimits: env.ASSETQL_RATE_LIMITS
+      ? parseJson(env.ASSETQL_RATE_LIMITS, 'ASSETQL_RATE_LIMITS')
+      : undefined,
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
   };
   for (const k of Object.keys(out)) if (out[k] === undefined || out[k] === '') delete out[k];

@@ -9,8 +9,9 @@ import { createLogger, type Logger } from '../shared/logger.ts';
 import { type Database, openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
+import { stsCredentialsProvider } from '../subgraphs/auth/credentials/sts.ts';
 import { authTypeDefs, createAuthSubgraph } from '../subgraphs/auth/index.ts';
-import type { AuthLimits } from '../subgraphs/auth/limits.ts';
+import { type AuthLimits, DEFAULT_LIMITS } from '../subgraphs/auth/limits.ts';
 import { outboxMessenger } from '../subgraphs/auth/messaging/messenger.ts';
 import { routingMessenger } from '../subgraphs/auth/messaging/routing.ts';
 import { smsMessenger, twilioSmsSender } from '../subgraphs/auth/messaging/sms-http.ts';
@@ -77,6 +78,13 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     return routingMessenger({ email: smtp, sms, fallback: outboxMessenger(database.db) });
   };
 
+  const makeCredentials = () => {
+    if (!config.storageCredentials) return undefined;
+    const sts = stsCredentialsProvider(config.storageCredentials);
+    closers.push(() => sts.destroy());
+    return sts;
+  };
+
   const makeSubgraph = (name: SubgraphName) => {
     switch (name) {
       case 'assets':
@@ -85,9 +93,10 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
         return createAuthSubgraph({
           ...deps,
           pool: database.pool,
-          limits: options.authLimits,
+          limits: options.authLimits ?? { ...DEFAULT_LIMITS, ...config.rateLimits },
           secret: config.secret,
           messenger: makeMessenger(),
+          credentials: makeCredentials(),
           oidcIssuers: config.oidcIssuers,
           settings: {
             loginEnabled: config.loginEnabled,

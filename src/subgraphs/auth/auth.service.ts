@@ -440,9 +440,10 @@ export class AuthService {
       return fail('INVALID_TOKEN', e.message);
     }
     const { issuer, claims } = verified;
+    // With a groups claim configured, its absence means no group, never all of them.
     const claimed = issuer.groupsClaim ? claims[issuer.groupsClaim] : undefined;
-    const groups = Array.isArray(claimed)
-      ? issuer.groups.filter((g) => (claimed as unknown[]).includes(g))
+    const groups = issuer.groupsClaim
+      ? issuer.groups.filter((g) => Array.isArray(claimed) && (claimed as unknown[]).includes(g))
       : issuer.groups;
     const now = this.#clock.now();
     const device = { key: opts.deviceKey ?? null, name: opts.deviceName ?? null };
@@ -493,6 +494,24 @@ export class AuthService {
     if (!user) return NOT_AUTHORIZED;
     if (user.disabled) return fail('USER_DISABLED', 'This user is disabled.');
     return this.#startSession(user.username, opts.clientType, device, opts.ip);
+  }
+
+  /**
+   * `<name>_<sub>` when that name is free; otherwise (a password user of that name, or two
+   * subjects that sanitise alike) a name from a hash of issuer and subject.
+   */
+  async #freeUsername(trx: Trx, issuer: string, name: string, sub: string): Promise<string> {
+    const plain = `${name}_${sub}`.replace(/[^A-Za-z0-9._@+-]/g, '_').slice(0, 128);
+    const hashed = `${name}_${createHmac('sha256', 'assetql-federated').update(`${issuer}\u0000${sub}`).digest('hex').slice(0, 24)}`;
+    for (const candidate of [plain, hashed]) {
+      const taken = await trx
+        .selectFrom('users')
+        .select('username')
+        .where(sql`lower(username)`, '=', candidate.toLowerCase())
+        .executeTakeFirst();
+      if (!taken) return candidate;
+    }
+    throw new Error(`no free username for federated subject of ${issuer}`);
   }
 
   // ---------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { BaseContext } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AuthService } from './auth.service.ts';
+import type { CredentialsProvider } from './credentials/provider.ts';
 import type { AuthLimiter } from './limits.ts';
 
 export interface AuthSettings {
@@ -14,5 +15,6 @@ export interface AuthContext extends BaseContext {
   db: Kysely<Tables>;
   auth: AuthService;
   limiter: AuthLimiter;
+  credentials: CredentialsProvider;
   authConfig: AuthSettings;
 }

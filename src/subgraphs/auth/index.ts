@@ -8,6 +8,7 @@ import { createSubgraph } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import { AuthService } from './auth.service.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
+import { type CredentialsProvider, unconfiguredCredentialsProvider } from './credentials/provider.ts';
 import { type OidcIssuer, OidcVerifier } from './federated/oidc.ts';
 import { AuthLimiter, type AuthLimits } from './limits.ts';
 import { type Messenger, outboxMessenger } from './messaging/messenger.ts';
@@ -29,6 +30,8 @@ export interface AuthDeps {
   secret: string;
   /** Where codes go @default the outbox table */
   messenger?: Messenger;
+  /** Issues temporary storage credentials @default none: `credentials` answers CREDENTIALS_UNAVAILABLE */
+  credentials?: CredentialsProvider;
   /** Identity providers trusted for federatedSignIn @default none */
   oidcIssuers?: readonly OidcIssuer[];
 }
@@ -51,6 +54,13 @@ export function createAuthSubgraph(deps: AuthDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
-    extendContext: (base) => ({ ...base, db: deps.db, auth, limiter, authConfig: deps.settings }),
+    extendContext: (base) => ({
+      ...base,
+      db: deps.db,
+      auth,
+      limiter,
+      credentials: deps.credentials ?? unconfiguredCredentialsProvider,
+      authConfig: deps.settings,
+    }),
   });
 }

@@ -4,6 +4,7 @@ import { unauthenticated } from '../../shared/errors.ts';
 import { SESSION_CHANGE_HEADER } from '../../shared/session-policy.ts';
 import type { ApiKeyView, IssuedSession, Outcome } from './auth.service.ts';
 import type { AuthContext } from './context.ts';
+import { CredentialsUnavailableError } from './credentials/provider.ts';
 import type { LimitedAction } from './limits.ts';
 import { loadSessionView, SIGNED_OUT, sessionView } from './sessions/session-view.ts';
 
@@ -55,10 +56,24 @@ export const resolvers: Resolvers = {
   Query: {
     session: (_root, _args, ctx) => loadSessionView(ctx),
     config: (_root, _args, ctx) => ({ auth: ctx.authConfig }),
-    credentials: () => {
-      throw new GraphQLError('No storage credentials provider is configured for this service.', {
-        extensions: { code: 'CREDENTIALS_UNAVAILABLE' },
-      });
+    credentials: async (_root, { group }, ctx) => {
+      const { identity } = ctx;
+      if ((identity.kind !== 'session' && identity.kind !== 'api_key') || !identity.username)
+        throw unauthenticated();
+      const wanted = group ?? identity.userGroup;
+      if (!wanted || !(await ctx.auth.groupsOf(identity.username)).includes(wanted)) {
+        throw new GraphQLError(`You have no access to group ${wanted}.`, {
+          extensions: { code: 'FORBIDDEN' },
+        });
+      }
+      try {
+        return await ctx.credentials.issue({ username: identity.username, group: wanted });
+      } catch (e) {
+        if (!(e instanceof CredentialsUnavailableError)) throw e;
+        throw new GraphQLError(e.message, {
+          extensions: { code: 'CREDENTIALS_UNAVAILABLE', reason: e.reason },
+        });
+      }
     },
     user: (_root, { id }, ctx) => {
       const { identity } = ctx;

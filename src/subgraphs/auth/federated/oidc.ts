@@ -56,15 +56,24 @@ export class OidcVerifier {
     if (!issuer) throw new TokenError('The identity token comes from an issuer this service does not trust.');
     try {
       const { payload } = await jwtVerify(token, await this.#keys(issuer), {
-        issuer: issuer.issuer,
+        issuer: [issuer.issuer.replace(/\/+$/, ''), `${issuer.issuer.replace(/\/+$/, '')}/`],
         audience: issuer.audience,
         algorithms: issuer.algorithms,
         requiredClaims: ['sub', 'exp', 'iat'],
+        // ID tokens are presented right after sign-in at the provider; an old or future-dated
+        // one is refused even when not yet expired.
+        maxTokenAge: '1h',
         clockTolerance: 30,
         currentDate: this.#now(),
       });
+      // OIDC Core 3.1.3.7: with several audiences, the authorized party must be us.
+      const audiences = Array.isArray(issuer.audience) ? issuer.audience : [issuer.audience];
+      if (Array.isArray(payload.aud) && payload.aud.length > 1 && !audiences.includes(String(payload.azp))) {
+        throw new TokenError('The identity token was issued to another party (azp).');
+      }
       return { issuer, claims: payload as JWTPayload & { sub: string } };
     } catch (e) {
+      if (e instanceof TokenError) throw e;
       throw new TokenError(`The identity token was rejected: ${(e as Error).message}`);
     }
   }

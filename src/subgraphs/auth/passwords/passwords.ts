@@ -1,13 +1,14 @@
-import { hash, verify } from '@node-rs/argon2';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { dictionary } from '@zxcvbn-ts/language-common';
+import type { Job } from './argon2-worker.ts';
 
 /** NIST SP 800-63B rev 4: length and a blocklist, no composition rules. */
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 256;
 
-// OWASP's argon2id baseline: 19 MiB, 2 iterations, 1 lane. The native library hashes on
-// libuv's thread pool, so sign-ins never block the event loop.
-const ARGON2 = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+// OWASP's argon2id baseline: 19 MiB, 2 iterations, 1 lane (algorithm 2 is argon2id).
+const ARGON2 = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
 let blocklist: Set<string> | undefined;
 
@@ -24,8 +25,70 @@ export function passwordProblem(password: string, username?: string): string | n
   return null;
 }
 
+/**
+ * argon2 runs on a few worker threads of lowered priority, at most one computation each, so
+ * a burst of sign-ins cannot take the CPU from the event loop serving every other request;
+ * further sign-ins queue here.
+ */
+const THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+let workers: { worker: Worker; busy: boolean }[] | undefined;
+const pending = new Map<number, Pending>();
+const queue: { job: Omit<Job, 'id'>; p: Pending }[] = [];
+let nextId = 1;
+
+function pool() {
+  workers ??= Array.from({ length: THREADS }, () => {
+    const worker = new Worker(new URL('./argon2-worker.ts', import.meta.url));
+    const slot = { worker, busy: false };
+    worker.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      slot.busy = false;
+      worker.unref();
+      if (p) m.ok ? p.resolve(m.result) : p.reject(new Error(m.error));
+      dispatch();
+    });
+    worker.on('error', (e) => {
+      for (const p of pending.values()) p.reject(e);
+      pending.clear();
+    });
+    // Held open only while computing (see dispatch), so an idle pool never delays exit.
+    worker.unref();
+    return slot;
+  });
+  return workers;
+}
+
+function dispatch() {
+  for (const slot of pool()) {
+    if (slot.busy) continue;
+    const next = queue.shift();
+    if (!next) return;
+    const id = nextId++;
+    slot.busy = true;
+    slot.worker.ref();
+    pending.set(id, next.p);
+    slot.worker.postMessage({ ...next.job, id });
+  }
+}
+
+function run<T>(job: Omit<Job, 'id'>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    queue.push({ job, p: { resolve: resolve as (v: unknown) => void, reject } });
+    dispatch();
+  });
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON2);
+  return run<string>({ op: 'hash', password, options: { ...ARGON2 } });
+}
+
+function verifyHash(hash: string, password: string): Promise<boolean> {
+  return run<boolean>({ op: 'verify', password, hash, options: {} });
 }
 
 // Compared against when the user does not exist, so that the answer takes as long either way.
@@ -35,8 +98,9 @@ let dummy: Promise<string> | undefined;
 export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
   if (!stored) {
     dummy ??= hashPassword('assetql-dummy-password-for-timing');
-    await verify(await dummy, password).catch(() => false);
+    const dummyHash = await dummy;
+    await verifyHash(dummyHash, password).catch(() => false);
     return false;
   }
-  return verify(stored, password).catch(() => false);
+  return verifyHash(stored, password).catch(() => false);
 }

@@ -1,0 +1,206 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+
+const BIN = join(import.meta.dirname, '../src/cli/bin.ts');
+const run = promisify(execFile);
+
+export interface Server {
+  url: string;
+  env: NodeJS.ProcessEnv;
+  child: ChildProcess;
+  /** Runs an `assetql` command against the same database. */
+  cli(args: string[], input?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `assetql serve` in its own process, pinned to CPU 0 when `taskset` exists, so the
+ * load generator (this process) does not share its core. PostgreSQL when DATABASE_URL is set.
+ */
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<Server> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'aq-bench-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    ASSETQL_ENV: 'demo',
+    ASSETQL_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+    ...extraEnv,
+  };
+  const pinned = await run('taskset', ['-c', '0', 'true']).then(
+    () => true,
+    () => false,
+  );
+  const child = pinned
+    ? spawn('taskset', ['-c', '0', process.execPath, BIN, 'serve'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    : spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  if (process.env.BENCH_DEBUG) child.stderr!.on('data', (b: Buffer) => process.stderr.write(`server: ${b}`));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const read = (b: Buffer) => {
+      output += b.toString();
+      const m = /assetql at (http:\/\/\S+)\/api\/graphql/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('exit', (code) => reject(new Error(`server exited ${code}:\n${output}`)));
+  });
+  return {
+    url,
+    env,
+    child,
+    async cli(args, input) {
+      const p = run(process.execPath, [BIN, ...args], { env, maxBuffer: 64 * 1024 * 1024 });
+      if (input !== undefined) p.child.stdin?.end(input);
+      return (await p).stdout;
+    },
+    async close() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function graphql(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  const r = await fetch(`${url}/api/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  return { headers: r.headers, body: (await r.json()) as any };
+}
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Closed-loop load with autocannon; latencies in milliseconds. */
+export async function load(options: {
+  url: string;
+  body: unknown;
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+}): Promise<LoadResult> {
+  const result = await autocannon({
+    url: `${options.url}/api/graphql`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    body: JSON.stringify(options.body),
+    connections: options.connections,
+    duration: options.seconds,
+  });
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    // autocannon's histogram reports p97.5, not p95; `sample` below gives exact percentiles.
+    p95: (result.latency as unknown as Record<string, number>).p97_5 ?? result.latency.p99,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export interface Sample {
+  requests: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  failures: number;
+}
+
+function percentile(sorted: number[], p: number) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * Sends `request` from `concurrency` loops for `seconds`, or at a fixed `rate` per second,
+ * and reports exact latency percentiles (ms). A response that is not 2xx, or whose JSON has
+ * `errors`, counts as a failure.
+ */
+export async function sample(options: {
+  request: () => Promise<Response>;
+  seconds: number;
+  concurrency?: number;
+  rate?: number;
+}): Promise<Sample> {
+  const latencies: number[] = [];
+  let failures = 0;
+  const end = performance.now() + options.seconds * 1000;
+  const once = async () => {
+    const t0 = performance.now();
+    try {
+      const r = await options.request();
+      const body = (await r.json()) as { errors?: unknown };
+      if (!r.ok || body.errors) failures++;
+    } catch {
+      failures++;
+    }
+    latencies.push(performance.now() - t0);
+  };
+  const started = performance.now();
+  if (options.rate) {
+    const interval = 1000 / options.rate;
+    const inflight: Promise<void>[] = [];
+    for (let next = performance.now(); next < end; next += interval) {
+      const wait = next - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      inflight.push(once());
+    }
+    await Promise.all(inflight);
+  } else {
+    await Promise.all(
+      Array.from({ length: options.concurrency ?? 1 }, async () => {
+        while (performance.now() < end) await once();
+      }),
+    );
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    failures,
+  };
+}

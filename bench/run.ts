@@ -1,0 +1,32 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { authBench, authMarkdown } from './auth.ts';
+
+/**
+ * `npm run bench [-- --quick] [-- --only auth]`: runs the benchmark scenarios against this
+ * machine's PostgreSQL when DATABASE_URL is set (else embedded PGlite) and writes Markdown
+ * and JSON under bench/results/.
+ */
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string', multiple: true } },
+});
+const quick = values.quick ?? false;
+const wanted = (name: string) => !values.only?.length || values.only.includes(name);
+
+const results: Record<string, unknown> = { at: new Date().toISOString(), quick, node: process.version };
+const sections: string[] = [];
+
+if (wanted('auth')) {
+  process.stderr.write('bench: auth…\n');
+  const r = await authBench({ quick });
+  results.auth = r;
+  sections.push(authMarkdown(r));
+}
+
+const dir = join(import.meta.dirname, 'results');
+mkdirSync(dir, { recursive: true });
+const stamp = quick ? 'latest-quick' : 'latest';
+writeFileSync(join(dir, `${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(join(dir, `${stamp}.md`), `${sections.join('\n')}\n`);
+process.stdout.write(`${sections.join('\n')}\n`);
