@@ -27,6 +27,8 @@ const config: CodegenConfig = {
       AssetProfileRelationship: '../subgraphs/assets/profiles/definition.ts#EffectiveRelationship',
       AssetProfilePropertyMapping: '../subgraphs/assets/profiles/definition.ts#EffectivePropertyMap',
       Asset: '../subgraphs/assets/assets.repository.ts#AssetRow',
+      AssetRelationshipOne: '../subgraphs/assets/relationships.ts#RelationshipOneView',
+      AssetRelationshipMany: '../subgraphs/assets/relationships.ts#RelationshipManyView',
       Assets: '{ profile: string }',
       AssetReference: '{ profile: string; id: string }',
       IssueSubject: '{ type: string; reference: string }',

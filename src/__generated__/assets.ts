@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { EffectiveProfile, EffectivePropertyDefinition, EffectiveRelationship, EffectivePropertyMap } from '../subgraphs/assets/profiles/definition.ts';
 import type { AssetRow } from '../subgraphs/assets/assets.repository.ts';
+import type { RelationshipOneView, RelationshipManyView } from '../subgraphs/assets/relationships.ts';
 import type { AssetsContext } from '../subgraphs/assets/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -1040,8 +1041,8 @@ export type FederationReferenceTypes = ResolversObject<{
 /** Mapping of union types */
 export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   AssetRelationship:
-    | ( Omit<AssetRelationshipMany, 'assets'> & { assets?: Maybe<Array<_RefType['Asset']>> } )
-    | ( Omit<AssetRelationshipOne, 'asset'> & { asset?: Maybe<_RefType['Asset']> } )
+    | ( RelationshipManyView )
+    | ( RelationshipOneView )
   ;
 }>;
 
@@ -1100,8 +1101,8 @@ export type ResolversTypes = ResolversObject<{
   AssetReference: ResolverTypeWrapper<{ profile: string; id: string }>;
   AssetRelatedPredicate: AssetRelatedPredicate;
   AssetRelationship: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['AssetRelationship']>;
-  AssetRelationshipMany: ResolverTypeWrapper<Omit<AssetRelationshipMany, 'assets'> & { assets?: Maybe<Array<ResolversTypes['Asset']>> }>;
-  AssetRelationshipOne: ResolverTypeWrapper<Omit<AssetRelationshipOne, 'asset'> & { asset?: Maybe<ResolversTypes['Asset']> }>;
+  AssetRelationshipMany: ResolverTypeWrapper<RelationshipManyView>;
+  AssetRelationshipOne: ResolverTypeWrapper<RelationshipOneView>;
   AssetSelectionFilter: ResolverTypeWrapper<Omit<AssetSelectionFilter, 'assetProfile' | 'assets'> & { assetProfile: ResolversTypes['AssetProfile'], assets?: Maybe<ResolversTypes['AssetsConnection']> }>;
   AssetSelectionFilterAudit: ResolverTypeWrapper<AssetSelectionFilterAudit>;
   AssetSelectionFilterRelationship: ResolverTypeWrapper<AssetSelectionFilterRelationship>;
@@ -1187,8 +1188,8 @@ export type ResolversParentTypes = ResolversObject<{
   AssetReference: { profile: string; id: string };
   AssetRelatedPredicate: AssetRelatedPredicate;
   AssetRelationship: ResolversUnionTypes<ResolversParentTypes>['AssetRelationship'];
-  AssetRelationshipMany: Omit<AssetRelationshipMany, 'assets'> & { assets?: Maybe<Array<ResolversParentTypes['Asset']>> };
-  AssetRelationshipOne: Omit<AssetRelationshipOne, 'asset'> & { asset?: Maybe<ResolversParentTypes['Asset']> };
+  AssetRelationshipMany: RelationshipManyView;
+  AssetRelationshipOne: RelationshipOneView;
   AssetSelectionFilter: Omit<AssetSelectionFilter, 'assetProfile' | 'assets'> & { assetProfile: ResolversParentTypes['AssetProfile'], assets?: Maybe<ResolversParentTypes['AssetsConnection']> } | FederationReferenceTypes['AssetSelectionFilter'];
   AssetSelectionFilterAudit: AssetSelectionFilterAudit;
   AssetSelectionFilterRelationship: AssetSelectionFilterRelationship;

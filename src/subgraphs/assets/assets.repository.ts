@@ -9,12 +9,6 @@ export interface ProfileRow {
   definition: Record<string, unknown>;
 }
 
-export interface ExtensionRow {
-  profile: string;
-  extension: string;
-  definition: Record<string, unknown>;
-}
-
 export interface AssetRow {
   user_group: string;
   profile: string;
@@ -55,32 +49,23 @@ export function listProfiles(
     .execute();
 }
 
-export function profilesByName(
+/** Profiles with their extensions, in one statement. */
+export async function profilesWithExtensions(
   db: Kysely<Tables>,
   group: string,
   names: readonly string[],
-): Promise<ProfileRow[]> {
-  if (names.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('asset_profiles')
-    .select(['user_group', 'profile', 'title', 'owner_username', 'definition'])
-    .where('user_group', '=', group)
-    .where('profile', 'in', names)
-    .execute();
-}
-
-export function extensionsOf(
-  db: Kysely<Tables>,
-  group: string,
-  profiles: readonly string[],
-): Promise<ExtensionRow[]> {
-  if (profiles.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('asset_profile_extensions')
-    .select(['profile', 'extension', 'definition'])
-    .where('user_group', '=', group)
-    .where('profile', 'in', profiles)
-    .execute();
+): Promise<(ProfileRow & { extensions: { extension: string; definition: Record<string, unknown> }[] })[]> {
+  if (names.length === 0) return [];
+  const { rows } = await sql<
+    ProfileRow & { extensions: { extension: string; definition: Record<string, unknown> }[] }
+  >`
+    select p.user_group, p.profile, p.title, p.owner_username, p.definition,
+      coalesce((select jsonb_agg(jsonb_build_object('extension', e.extension, 'definition', e.definition) order by e.extension)
+                from asset_profile_extensions e
+                where e.user_group = p.user_group and e.profile = p.profile), '[]'::jsonb) as extensions
+    from asset_profiles p
+    where p.user_group = ${group} and p.profile = any(${[...names]}::text[])`.execute(db);
+  return rows;
 }
 
 export interface AssetPage {

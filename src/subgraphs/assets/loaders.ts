@@ -1,37 +1,25 @@
 import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../storage/tables.ts';
-import {
-  type AssetRow,
-  assetsByKeys,
-  extensionsOf,
-  type ProfileRow,
-  profilesByName,
-} from './assets.repository.ts';
+import { type AssetRow, assetsByKeys, profilesWithExtensions } from './assets.repository.ts';
 import { type EffectiveProfile, effectiveProfile } from './profiles/definition.ts';
+import { createRelatedLoader, type RelatedKey } from './relationships.ts';
 
 export interface AssetLoaders {
   profile: DataLoader<string, EffectiveProfile | null>;
   asset: DataLoader<{ profile: string; id: string }, AssetRow | null, string>;
+  related: DataLoader<RelatedKey, AssetRow[], string>;
 }
 
 /** Per-request batching, fixed to one tenant group. */
 export function createAssetLoaders(db: Kysely<Tables>, group: string): AssetLoaders {
   return {
     profile: new DataLoader(async (names) => {
-      const [rows, exts] = await Promise.all([
-        profilesByName(db, group, names),
-        extensionsOf(db, group, names),
-      ]);
-      const byName = new Map(rows.map((r: ProfileRow) => [r.profile, r]));
+      const rows = await profilesWithExtensions(db, group, names);
+      const byName = new Map(rows.map((r) => [r.profile, r]));
       return names.map((n) => {
         const row = byName.get(n);
-        return row
-          ? effectiveProfile(
-              row,
-              exts.filter((e) => e.profile === n),
-            )
-          : null;
+        return row ? effectiveProfile(row, row.extensions) : null;
       });
     }),
     asset: new DataLoader(
@@ -42,5 +30,6 @@ export function createAssetLoaders(db: Kysely<Tables>, group: string): AssetLoad
       },
       { cacheKeyFn: (k) => `${k.profile}\u0000${k.id}` },
     ),
+    related: createRelatedLoader(db, group),
   };
 }

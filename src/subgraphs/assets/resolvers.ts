@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql';
 import type { Resolvers } from '../../__generated__/assets.ts';
 import {
   type Connection,
@@ -227,7 +228,39 @@ export const resolvers: Resolvers = {
       const v = key ? withDefaults(p, a.properties)[key] : undefined;
       return v === undefined || v === null ? null : String(v);
     },
-    related: later('related'),
+    related: async (a, { relationship, params }, ctx) => {
+      const p = await profileOf(ctx, a);
+      if (!p) return null;
+      const r = relationship
+        ? p.relationships.find((x) => x.relationship === relationship)
+        : p.relationships[0];
+      if (!r) {
+        if (!relationship) return null;
+        throw new GraphQLError(`Profile ${p.profile} has no relationship ${relationship}.`, {
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
+      }
+      for (const param of r.parameters ?? []) {
+        if (param.required && (params?.[param.name] === undefined || params[param.name] === null)) {
+          throw new GraphQLError(`Relationship ${r.relationship} needs parameter ${param.name}.`, {
+            extensions: { code: 'BAD_USER_INPUT' },
+          });
+        }
+      }
+      const rows = await ctx.loaders.related.load({ source: a, relationship: r, params: params ?? null });
+      for (const row of rows) ctx.loaders.asset.prime({ profile: row.profile, id: row.id }, row);
+      return r.type === 'ONE'
+        ? {
+            __typename: 'AssetRelationshipOne',
+            asset: rows[0] ?? null,
+            observation: rows[0]?.observation ?? null,
+          }
+        : {
+            __typename: 'AssetRelationshipMany',
+            assets: rows,
+            observations: rows.map((x) => x.observation ?? {}),
+          };
+    },
     issueSubject: (a) => ({ type: ASSET_SUBJECT_TYPE, reference: assetSubjectReference(a.profile, a.id) }),
   },
   IssueSubject: {
@@ -237,6 +270,9 @@ export const resolvers: Resolvers = {
   AssetReference: {
     asset: (r, _args, ctx) =>
       isAuthenticated(ctx.identity) ? ctx.loaders.asset.load({ profile: r.profile, id: r.id }) : null,
+  },
+  AssetRelationship: {
+    __resolveType: (r) => r.__typename,
   },
   GeoJSONGeometryInterface: {
     __resolveType: (g) => `GeoJSON${String(g.type)}` as never,
