@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, SUBGRAPH_NAMES } from '../config/index.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { outboxCommand } from './commands/outbox.ts';
+import { profilesCommands } from './commands/profiles.ts';
 import { serveCommand } from './commands/serve.ts';
 import { supergraphCommand } from './commands/supergraph.ts';
 import { usersCommands } from './commands/users.ts';
@@ -34,6 +35,7 @@ export function program(): Command {
     .action(supergraphCommand);
 
   usersCommands(cli);
+  profilesCommands(cli);
   outboxCommand(cli);
   return cli;
 }

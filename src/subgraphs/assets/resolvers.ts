@@ -12,8 +12,14 @@ import { isAuthenticated } from '../../shared/identity.ts';
 import { type AssetRow, listAssets, listProfiles } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
 import { bboxOf } from './geometry.ts';
-import type { EffectiveProfile } from './profiles/definition.ts';
+import type { EffectiveProfile, ExtensionDocument } from './profiles/definition.ts';
 import { displayNameOf } from './profiles/display-name.ts';
+import {
+  type ProfileOutcome,
+  putExtension,
+  removeExtension,
+  updateProfile,
+} from './profiles/profiles.service.ts';
 
 const PROFILE_PAGE = 100;
 const MAX_PROFILE_PAGE = 500;
@@ -113,6 +119,33 @@ async function profileOf(ctx: AssetsContext, asset: AssetRow) {
   return ctx.loaders.profile.load(asset.profile);
 }
 
+const missingInput = { ok: false as const, type: 'INVALID_INPUT' as const, message: 'input is required.' };
+
+/** Runs a profile change and shapes its result (spec §7.2: errors as data, payload null on failure). */
+async function profileMutation(
+  ctx: AssetsContext,
+  profile: string | null,
+  change: (group: string) => Promise<ProfileOutcome>,
+) {
+  const correlationId = ctx.requestId;
+  if (!isAuthenticated(ctx.identity)) {
+    return {
+      assetProfile: null,
+      correlationId,
+      errors: [{ type: 'UNAUTHENTICATED' as const, message: 'Sign in to change profiles.' }],
+    };
+  }
+  const outcome = await change(ctx.identity.userGroup);
+  if (!outcome.ok)
+    return { assetProfile: null, correlationId, errors: [{ type: outcome.type, message: outcome.message }] };
+  if (profile) ctx.loaders.profile.clear(profile);
+  return {
+    assetProfile: profile ? await ctx.loaders.profile.load(profile) : null,
+    correlationId,
+    errors: [],
+  };
+}
+
 export const resolvers: Resolvers = {
   Query: {
     assetProfiles: (_root, _args, ctx) => {
@@ -128,9 +161,22 @@ export const resolvers: Resolvers = {
     assetFilterDownloads: later('assetFilterDownloads'),
   },
   Mutation: {
-    updateAssetProfile: later('updateAssetProfile'),
-    putAssetProfileExtension: later('putAssetProfileExtension'),
-    removeAssetProfileExtension: later('removeAssetProfileExtension'),
+    updateAssetProfile: (_root, { input }, ctx) =>
+      profileMutation(ctx, input?.profile ?? null, (group) =>
+        input ? updateProfile(ctx.db, group, input) : Promise.resolve(missingInput),
+      ),
+    putAssetProfileExtension: (_root, { input }, ctx) =>
+      profileMutation(ctx, input.profile, (group) =>
+        putExtension(ctx.db, group, input.profile, input.extension, {
+          properties: (input.properties ?? undefined) as ExtensionDocument['properties'],
+          relationships: (input.relationships ?? undefined) as ExtensionDocument['relationships'],
+          propertyMaps: input.propertyMaps ?? undefined,
+        }),
+      ),
+    removeAssetProfileExtension: (_root, { input }, ctx) =>
+      profileMutation(ctx, input.profile, (group) =>
+        removeExtension(ctx.db, group, input.profile, input.extension),
+      ),
     updateAssetProfileViewConfiguration: later('updateAssetProfileViewConfiguration'),
     updateAssetProfileViewLayout: later('updateAssetProfileViewLayout'),
     updateAssetProfileAssetConversionConfiguration: later('updateAssetProfileAssetConversionConfiguration'),

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import {
+  applyProfiles,
+  getProfileDocument,
+  type ProfileInput,
+} from '../../subgraphs/assets/profiles/profiles.service.ts';
+import { withDatabase } from './users.ts';
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+
+/** Reads profile documents: one object, an array, or `{ "profiles": [...] }`, in JSON or YAML. */
+export async function readProfiles(file: string): Promise<ProfileInput[]> {
+  const text = readFileSync(file, 'utf8');
+  const parsed: unknown = /\.ya?ml$/i.test(file) ? (await import('yaml')).parse(text) : JSON.parse(text);
+  const list = Array.isArray(parsed) ? parsed : ((parsed as { profiles?: unknown })?.profiles ?? [parsed]);
+  if (
+    !Array.isArray(list) ||
+    list.some((p) => typeof p !== 'object' || p === null || typeof (p as ProfileInput).profile !== 'string')
+  ) {
+    throw new Error(`${file}: expected a profile document (with "profile" and "title"), or a list of them`);
+  }
+  return list as ProfileInput[];
+}
+
+export function profilesCommands(cli: Command): void {
+  const profiles = cli.command('profiles').description('define asset profiles');
+
+  profiles
+    .command('apply <file>')
+    .description(
+      'create or replace the profiles in a JSON or YAML file, all or none, after validating them together',
+    )
+    .requiredOption('--group <group>', 'the group (tenant) the profiles belong to')
+    .option('--owner <username>', 'owner of new profiles', 'admin')
+    .action(async (file: string, o: { group: string; owner: string }) => {
+      const inputs = await readProfiles(file);
+      const outcome = await withDatabase((d) => applyProfiles(d.db, o.group, o.owner, inputs));
+      if (!outcome.ok) {
+        process.stderr.write(`assetql: ${outcome.type}: ${outcome.message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      print({ applied: outcome.profiles, group: o.group });
+    });
+
+  profiles
+    .command('get <profile>')
+    .description('print a profile document as stored (with its extensions)')
+    .requiredOption('--group <group>')
+    .action(async (profile: string, o: { group: string }) => {
+      const doc = await withDatabase((d) => getProfileDocument(d.db, o.group, profile));
+      if (!doc) {
+        process.stderr.write(`assetql: no profile ${profile} in group ${o.group}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      print(doc);
+    });
+
+  profiles
+    .command('list')
+    .description('list the profiles of a group')
+    .requiredOption('--group <group>')
+    .action(async (o: { group: string }) => {
+      const rows = await withDatabase((d) =>
+        d.db
+          .selectFrom('asset_profiles')
+          .select(['profile', 'title', 'version', 'updated_at'])
+          .where('user_group', '=', o.group)
+          .orderBy('profile')
+          .execute(),
+      );
+      print(rows);
+    });
+}

@@ -1,0 +1,358 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Tables } from '../../../storage/tables.ts';
+import { profilesWithExtensions } from '../assets.repository.ts';
+import {
+  type EffectiveProfile,
+  type ExtensionDocument,
+  effectiveProfile,
+  type ProfileDocument,
+} from './definition.ts';
+import { displayNameOf } from './display-name.ts';
+import { extensionOf, type ProfileProblem, validateEffective } from './validate.ts';
+
+type Db = Kysely<Tables> | Transaction<Tables>;
+
+/** A profile as `assetql profiles apply` reads it: the document plus its id and title. */
+export interface ProfileInput extends ProfileDocument {
+  profile: string;
+  title: string;
+}
+
+export type ProfileOutcome = { ok: true; profiles: string[] } | ({ ok: false } & ProfileProblem);
+
+const DOCUMENT_KEYS = [
+  'displayNameProperty',
+  'displayNameTemplate',
+  'secondaryDisplayNameProperty',
+  'isDeletedProperty',
+  'forceAssetStateUpdates',
+  'properties',
+  'relationships',
+  'propertyMaps',
+  'upDatasets',
+  'stateUpdateDatasets',
+  'viewConfigurations',
+  'assetConversionConfigurations',
+] as const;
+
+function documentOf(input: ProfileInput | ProfileDocument): ProfileDocument {
+  const source = input as unknown as Record<string, unknown>;
+  const doc: Record<string, unknown> = {};
+  for (const k of DOCUMENT_KEYS) if (source[k] !== undefined) doc[k] = source[k];
+  return doc as unknown as ProfileDocument;
+}
+
+async function loadAll(db: Db, group: string): Promise<Map<string, EffectiveProfile>> {
+  const names = await db
+    .selectFrom('asset_profiles')
+    .select('profile')
+    .where('user_group', '=', group)
+    .execute();
+  const rows = await profilesWithExtensions(
+    db as Kysely<Tables>,
+    group,
+    names.map((n) => n.profile),
+  );
+  return new Map(rows.map((r) => [r.profile, effectiveProfile(r, r.extensions)]));
+}
+
+/**
+ * Creates or replaces profiles as one change: every profile is validated against the others
+ * (old and new), and either all land or none. Assets' display names and deleted flags follow.
+ */
+export async function applyProfiles(
+  db: Kysely<Tables>,
+  group: string,
+  owner: string,
+  inputs: ProfileInput[],
+): Promise<ProfileOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const existing = await loadAll(trx, group);
+    const next = new Map(existing);
+    for (const input of inputs) {
+      const old = existing.get(input.profile);
+      next.set(
+        input.profile,
+        effectiveProfile(
+          {
+            user_group: group,
+            profile: input.profile,
+            title: input.title,
+            owner_username: old?.ownerUsername ?? owner,
+            definition: documentOf(input) as unknown as Record<string, unknown>,
+          },
+          old ? old.extensions.map((e) => ({ extension: e, definition: extensionDefinition(old, e) })) : [],
+        ),
+      );
+    }
+    const problem = validateSet(
+      next,
+      inputs.map((i) => i.profile),
+    );
+    if (problem) return { ok: false, ...problem };
+    for (const input of inputs) {
+      await trx
+        .insertInto('asset_profiles')
+        .values({
+          user_group: group,
+          profile: input.profile,
+          title: input.title,
+          owner_username: owner,
+          definition: JSON.stringify(documentOf(input)),
+        })
+        .onConflict((oc) =>
+          oc.columns(['user_group', 'profile']).doUpdateSet((eb) => ({
+            title: eb.ref('excluded.title'),
+            definition: eb.ref('excluded.definition'),
+            version: sql`asset_profiles.version + 1`,
+            updated_at: sql`now()`,
+          })),
+        )
+        .execute();
+      await refreshAssets(trx, next.get(input.profile)!);
+    }
+    return { ok: true, profiles: inputs.map((i) => i.profile) };
+  });
+}
+
+/** Re-checks the changed profiles and every profile whose relationships point at them. */
+function validateSet(all: Map<string, EffectiveProfile>, changed: string[]): ProfileProblem | null {
+  const touched = new Set(changed);
+  for (const p of all.values())
+    if (p.relationships.some((r) => touched.has(r.profile))) touched.add(p.profile);
+  for (const name of touched) {
+    const p = all.get(name);
+    if (!p) continue;
+    const problem = validateEffective(p, (n) => all.get(n) ?? null);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+function extensionDefinition(p: EffectiveProfile, extension: string): Record<string, unknown> {
+  const pick = <T extends { extension: string | null }>(list: T[]) =>
+    list.filter((x) => x.extension === extension).map(({ extension: _e, ...rest }) => rest);
+  return {
+    properties: pick(p.properties),
+    relationships: pick(p.relationships),
+    propertyMaps: pick(p.propertyMaps),
+  };
+}
+
+export interface ProfileUpdate {
+  profile: string;
+  title?: string | null;
+  displayNameProperty?: string | null;
+  displayNameTemplate?: string | null;
+  secondaryDisplayNameProperty?: string | null;
+  isDeletedProperty?: string | null;
+  forceAssetStateUpdates?: boolean | null;
+}
+
+/** `updateAssetProfile`: fields given replace the stored ones; null clears a nullable one. */
+export async function updateProfile(
+  db: Kysely<Tables>,
+  group: string,
+  u: ProfileUpdate,
+): Promise<ProfileOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const all = await loadAll(trx, group);
+    const p = all.get(u.profile);
+    if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${u.profile}.` };
+    if (u.title === null || u.displayNameProperty === null) {
+      return {
+        ok: false,
+        type: 'INVALID_INPUT',
+        message: 'title and displayNameProperty cannot be cleared.',
+      };
+    }
+    const document: ProfileDocument = { ...p.document };
+    for (const k of [
+      'displayNameProperty',
+      'displayNameTemplate',
+      'secondaryDisplayNameProperty',
+      'isDeletedProperty',
+      'forceAssetStateUpdates',
+    ] as const) {
+      if (u[k] !== undefined) (document as unknown as Record<string, unknown>)[k] = u[k];
+    }
+    const updated: EffectiveProfile = { ...p, title: u.title ?? p.title, document };
+    all.set(u.profile, updated);
+    const problem = validateEffective(updated, (n) => all.get(n) ?? null);
+    if (problem) return { ok: false, ...problem };
+    await trx
+      .updateTable('asset_profiles')
+      .set({
+        title: updated.title,
+        definition: JSON.stringify(document),
+        version: sql`version + 1`,
+        updated_at: sql`now()`,
+      })
+      .where('user_group', '=', group)
+      .where('profile', '=', u.profile)
+      .execute();
+    await refreshAssets(trx, updated);
+    return { ok: true, profiles: [u.profile] };
+  });
+}
+
+/** Adds or replaces a named layer of definitions; the result must still validate. */
+export async function putExtension(
+  db: Kysely<Tables>,
+  group: string,
+  profile: string,
+  extension: string,
+  input: ExtensionDocument,
+): Promise<ProfileOutcome> {
+  if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(extension)) {
+    return { ok: false, type: 'INVALID_INPUT', message: `Extension name ${extension} is not valid.` };
+  }
+  return db.transaction().execute(async (trx) => {
+    const all = await loadAll(trx, group);
+    const p = all.get(profile);
+    if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
+    const layers = p.extensions
+      .filter((e) => e !== extension)
+      .map((e) => ({ extension: e, definition: extensionDefinition(p, e) }));
+    const ext = extensionOf(input);
+    layers.push({ extension, definition: ext as unknown as Record<string, unknown> });
+    const next = effectiveProfile(
+      {
+        user_group: group,
+        profile,
+        title: p.title,
+        owner_username: p.ownerUsername,
+        definition: p.document as unknown as Record<string, unknown>,
+      },
+      layers,
+    );
+    all.set(profile, next);
+    const problem = validateSet(all, [profile]);
+    if (problem) return { ok: false, ...problem };
+    await trx
+      .insertInto('asset_profile_extensions')
+      .values({ user_group: group, profile, extension, definition: JSON.stringify(ext) })
+      .onConflict((oc) =>
+        oc
+          .columns(['user_group', 'profile', 'extension'])
+          .doUpdateSet((eb) => ({ definition: eb.ref('excluded.definition'), updated_at: sql`now()` })),
+      )
+      .execute();
+    await touch(trx, group, profile);
+    await refreshAssets(trx, next);
+    return { ok: true, profiles: [profile] };
+  });
+}
+
+export async function removeExtension(
+  db: Kysely<Tables>,
+  group: string,
+  profile: string,
+  extension: string,
+): Promise<ProfileOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const all = await loadAll(trx, group);
+    const p = all.get(profile);
+    if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
+    if (!p.extensions.includes(extension))
+      return { ok: false, type: 'NOT_FOUND', message: `Profile ${profile} has no extension ${extension}.` };
+    const next = effectiveProfile(
+      {
+        user_group: group,
+        profile,
+        title: p.title,
+        owner_username: p.ownerUsername,
+        definition: p.document as unknown as Record<string, unknown>,
+      },
+      p.extensions
+        .filter((e) => e !== extension)
+        .map((e) => ({ extension: e, definition: extensionDefinition(p, e) })),
+    );
+    all.set(profile, next);
+    // Removing definitions may break this profile's display settings or another's relationship.
+    const problem = validateSet(all, [profile]);
+    if (problem) return { ok: false, ...problem };
+    await trx
+      .deleteFrom('asset_profile_extensions')
+      .where('user_group', '=', group)
+      .where('profile', '=', profile)
+      .where('extension', '=', extension)
+      .execute();
+    await touch(trx, group, profile);
+    await refreshAssets(trx, next);
+    return { ok: true, profiles: [profile] };
+  });
+}
+
+async function touch(trx: Db, group: string, profile: string) {
+  await trx
+    .updateTable('asset_profiles')
+    .set({ version: sql`version + 1`, updated_at: sql`now()` })
+    .where('user_group', '=', group)
+    .where('profile', '=', profile)
+    .execute();
+}
+
+const REFRESH_CHUNK = 2000;
+
+/**
+ * Keeps the stored display name (used by text search) and the deleted flag in step with the
+ * profile's configuration, in keyset chunks so memory stays bounded however many assets.
+ */
+async function refreshAssets(trx: Db, p: EffectiveProfile) {
+  const deletedProp = p.document.isDeletedProperty;
+  const deletedDefault = p.properties.find((d) => d.name === deletedProp)?.default === true;
+  if (deletedProp) {
+    await sql`
+      update assets set is_deleted = coalesce((properties -> ${deletedProp}) = 'true'::jsonb
+        or ((properties -> ${deletedProp}) is null and ${deletedDefault}), false)
+      where user_group = ${p.userGroup} and profile = ${p.profile}`.execute(trx);
+  }
+  const defaults = p.properties.filter((d) => d.default !== undefined && d.default !== null);
+  let after = '';
+  for (;;) {
+    const rows = await trx
+      .selectFrom('assets')
+      .select(['id', 'properties', 'display_name'])
+      .where('user_group', '=', p.userGroup)
+      .where('profile', '=', p.profile)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(REFRESH_CHUNK)
+      .execute();
+    if (rows.length === 0) break;
+    const changed: { id: string; name: string }[] = [];
+    for (const r of rows) {
+      const props = { ...Object.fromEntries(defaults.map((d) => [d.name, d.default])), ...r.properties };
+      const name = displayNameOf(p.document, r.id, props);
+      if (name !== r.display_name) changed.push({ id: r.id, name });
+    }
+    if (changed.length) {
+      await sql`
+        update assets a set display_name = v.name
+        from unnest(${changed.map((c) => c.id)}::text[], ${changed.map((c) => c.name)}::text[]) as v(id, name)
+        where a.user_group = ${p.userGroup} and a.profile = ${p.profile} and a.id = v.id`.execute(trx);
+    }
+    after = rows.at(-1)!.id;
+    if (rows.length < REFRESH_CHUNK) break;
+  }
+}
+
+/** The stored document of a profile, as `profiles apply` takes it (without extensions). */
+export async function getProfileDocument(db: Kysely<Tables>, group: string, profile: string) {
+  const row = await db
+    .selectFrom('asset_profiles')
+    .select(['profile', 'title', 'definition', 'version'])
+    .where('user_group', '=', group)
+    .where('profile', '=', profile)
+    .executeTakeFirst();
+  if (!row) return null;
+  const extensions = await db
+    .selectFrom('asset_profile_extensions')
+    .select(['extension', 'definition'])
+    .where('user_group', '=', group)
+    .where('profile', '=', profile)
+    .orderBy('extension')
+    .execute();
+  return { profile: row.profile, title: row.title, ...row.definition, version: row.version, extensions };
+}

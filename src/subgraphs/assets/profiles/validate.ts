@@ -1,0 +1,204 @@
+import type { AssetErrorType } from '../../../__generated__/assets.ts';
+import type {
+  EffectiveProfile,
+  ExtensionDocument,
+  ProfileDocument,
+  PropertyDefinition,
+  RelationshipDefinition,
+} from './definition.ts';
+import { parseTemplate, TemplateError, templateProperties } from './display-name.ts';
+
+export interface ProfileProblem {
+  type: AssetErrorType;
+  message: string;
+}
+
+const PROFILE_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const PROPERTY_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+const TYPES = new Set(['STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'DATE', 'DATE_TIME', 'ENUM', 'JSON']);
+const REFERENCE_TYPES = new Set(['ID', 'PROPERTY', 'PROPERTY_LIST', 'PARAMETER']);
+const LOOKUP_TYPES = new Set(['ID', 'PROPERTY', 'PROPERTY_LIST']);
+
+export function isProfileId(id: string): boolean {
+  return PROFILE_ID.test(id);
+}
+
+/** Whether `value` fits a property of `def`'s type (used for defaults). */
+export function valueFits(def: Pick<PropertyDefinition, 'type' | 'enumValues'>, value: unknown): boolean {
+  switch (def.type) {
+    case 'STRING':
+      return typeof value === 'string';
+    case 'NUMBER':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'INTEGER':
+      return Number.isInteger(value);
+    case 'BOOLEAN':
+      return typeof value === 'boolean';
+    case 'DATE':
+      return (
+        typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))
+      );
+    case 'DATE_TIME':
+      return (
+        typeof value === 'string' &&
+        /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+        !Number.isNaN(Date.parse(value))
+      );
+    case 'ENUM':
+      return typeof value === 'string' && (def.enumValues ?? []).includes(value);
+    case 'JSON':
+      return true;
+  }
+}
+
+function checkProperties(defs: readonly PropertyDefinition[], where: string): ProfileProblem | null {
+  const seen = new Set<string>();
+  for (const [i, d] of defs.entries()) {
+    const at = `${where}.properties[${i}]`;
+    if (typeof d?.name !== 'string' || !PROPERTY_NAME.test(d.name) || d.name === 'id') {
+      return { type: 'INVALID_INPUT', message: `${at}.name must be a property name other than "id".` };
+    }
+    if (seen.has(d.name)) return { type: 'INVALID_INPUT', message: `Property ${d.name} is defined twice.` };
+    seen.add(d.name);
+    if (!TYPES.has(d.type))
+      return { type: 'INVALID_INPUT', message: `${at}.type ${String(d.type)} is not a property type.` };
+    if (d.type === 'ENUM' && (!Array.isArray(d.enumValues) || d.enumValues.length === 0)) {
+      return { type: 'INVALID_INPUT', message: `ENUM property ${d.name} needs enumValues.` };
+    }
+    if (d.default !== undefined && d.default !== null && !valueFits(d, d.default)) {
+      return { type: 'INVALID_INPUT', message: `The default of ${d.name} is not a valid ${d.type}.` };
+    }
+  }
+  return null;
+}
+
+/**
+ * Checks an effective profile (its document with every extension applied): names unique,
+ * display configuration pointing at defined properties, relationships pointing at existing
+ * profiles and properties. `profileOf` finds other profiles of the group (and of the same batch).
+ */
+export function validateEffective(
+  p: Pick<
+    EffectiveProfile,
+    'profile' | 'title' | 'document' | 'properties' | 'relationships' | 'propertyMaps'
+  >,
+  profileOf: (name: string) => Pick<EffectiveProfile, 'properties'> | null,
+): ProfileProblem | null {
+  if (!PROFILE_ID.test(p.profile)) {
+    return {
+      type: 'INVALID_INPUT',
+      message: `Profile id ${p.profile} must start with a letter and have letters, digits, _ or - (at most 64).`,
+    };
+  }
+  if (typeof p.title !== 'string' || p.title.trim() === '')
+    return { type: 'INVALID_INPUT', message: 'A profile needs a title.' };
+  const bad = checkProperties(p.properties, p.profile);
+  if (bad) return bad;
+  const names = new Set(['id', ...p.properties.map((d) => d.name)]);
+  const defined = (name: string | null | undefined, what: string): ProfileProblem | null =>
+    name && !names.has(name)
+      ? { type: 'UNKNOWN_PROPERTY', message: `${what} ${name} is not a property of ${p.profile}.` }
+      : null;
+  const doc = p.document;
+  if (typeof doc.displayNameProperty !== 'string' || doc.displayNameProperty === '') {
+    return { type: 'INVALID_INPUT', message: 'displayNameProperty is required.' };
+  }
+  const problem =
+    defined(doc.displayNameProperty, 'displayNameProperty') ??
+    defined(doc.secondaryDisplayNameProperty, 'secondaryDisplayNameProperty') ??
+    defined(doc.isDeletedProperty, 'isDeletedProperty');
+  if (problem) return problem;
+  if (doc.isDeletedProperty && doc.isDeletedProperty !== 'id') {
+    const def = p.properties.find((d) => d.name === doc.isDeletedProperty);
+    if (def?.type !== 'BOOLEAN')
+      return {
+        type: 'INVALID_INPUT',
+        message: `isDeletedProperty ${doc.isDeletedProperty} must be BOOLEAN.`,
+      };
+  }
+  if (doc.displayNameTemplate) {
+    try {
+      for (const name of templateProperties(parseTemplate(doc.displayNameTemplate))) {
+        if (!names.has(name))
+          return {
+            type: 'INVALID_TEMPLATE',
+            message: `The template names ${name}, which ${p.profile} does not define.`,
+          };
+      }
+    } catch (e) {
+      if (e instanceof TemplateError)
+        return { type: 'INVALID_TEMPLATE', message: `displayNameTemplate: ${e.message}.` };
+      throw e;
+    }
+  }
+  const relationships = new Set<string>();
+  for (const r of p.relationships) {
+    const problem = checkRelationship(r, names, profileOf);
+    if (problem) return problem;
+    if (relationships.has(r.relationship)) {
+      return { type: 'INVALID_RELATIONSHIP', message: `Relationship ${r.relationship} is defined twice.` };
+    }
+    relationships.add(r.relationship);
+  }
+  for (const m of p.propertyMaps) {
+    const problem = defined(m.property, `propertyMaps ${m.dataset}.${m.column} fills`);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+function checkRelationship(
+  r: RelationshipDefinition,
+  names: Set<string>,
+  profileOf: (name: string) => Pick<EffectiveProfile, 'properties'> | null,
+): ProfileProblem | null {
+  const fail = (message: string): ProfileProblem => ({ type: 'INVALID_RELATIONSHIP', message });
+  if (typeof r.relationship !== 'string' || !PROFILE_ID.test(r.relationship))
+    return fail(`Relationship id ${r.relationship} is not valid.`);
+  if (r.type !== 'ONE' && r.type !== 'MANY')
+    return fail(`Relationship ${r.relationship}: type must be ONE or MANY.`);
+  const target = profileOf(r.profile);
+  if (!target)
+    return fail(`Relationship ${r.relationship} points at profile ${r.profile}, which does not exist.`);
+  if (!REFERENCE_TYPES.has(r.referenceType))
+    return fail(`Relationship ${r.relationship}: bad referenceType.`);
+  if (!LOOKUP_TYPES.has(r.lookupType))
+    return fail(`Relationship ${r.relationship}: lookupType must be ID, PROPERTY or PROPERTY_LIST.`);
+  const params = new Set((r.parameters ?? []).map((x) => x.name));
+  if (r.referenceType === 'PARAMETER') {
+    if (!r.referenceProperty || !params.has(r.referenceProperty)) {
+      return fail(`Relationship ${r.relationship}: referenceProperty must name one of its parameters.`);
+    }
+  } else if (r.referenceType !== 'ID') {
+    if (!r.referenceProperty || !names.has(r.referenceProperty)) {
+      return {
+        type: 'UNKNOWN_PROPERTY',
+        message: `Relationship ${r.relationship}: referenceProperty ${r.referenceProperty} is not defined.`,
+      };
+    }
+  }
+  if (r.lookupType !== 'ID') {
+    if (!r.lookupProperty || !target.properties.some((d) => d.name === r.lookupProperty)) {
+      return {
+        type: 'UNKNOWN_PROPERTY',
+        message: `Relationship ${r.relationship}: lookupProperty ${r.lookupProperty} is not defined on ${r.profile}.`,
+      };
+    }
+  }
+  for (const param of r.parameters ?? []) {
+    if (!PROPERTY_NAME.test(param.name) || !TYPES.has(param.type))
+      return fail(`Relationship ${r.relationship}: bad parameter ${param.name}.`);
+  }
+  return null;
+}
+
+/** The parts of a document an extension may carry. */
+export function extensionOf(input: ExtensionDocument): ExtensionDocument {
+  return {
+    properties: input.properties ?? [],
+    relationships: input.relationships ?? [],
+    propertyMaps: input.propertyMaps ?? [],
+  };
+}
+
+export type { ProfileDocument };
