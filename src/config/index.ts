@@ -39,6 +39,8 @@ const schema = z
     subgraphUrls: z.partialRecord(z.enum(SUBGRAPH_NAMES), z.url()).default({}),
     /** `ASSETQL_TRUST_PROXY`: take the client address from `x-forwarded-for` @default false */
     trustProxy: z.boolean().default(false),
+    /** `ASSETQL_CORS_ORIGINS`: comma-separated origins allowed to call the API from a browser @default none */
+    corsOrigins: z.array(z.url()).default([]),
     /** `ASSETQL_LOGIN_ENABLED`: sign-in with username and password @default true */
     loginEnabled: z.boolean().default(true),
     /** `ASSETQL_SMTP_URL`, e.g. `smtps://user:pass@mail.example.com`; without it, mail goes to the outbox. */
@@ -156,6 +158,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     demoData: bool(env.ASSETQL_DEMO_DATA),
     trustProxy: bool(env.ASSETQL_TRUST_PROXY),
     loginEnabled: bool(env.ASSETQL_LOGIN_ENABLED),
+    corsOrigins: env.ASSETQL_CORS_ORIGINS?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     smtpUrl: env.ASSETQL_SMTP_URL,
     mailFrom: env.ASSETQL_MAIL_FROM,
     twilio: env.ASSETQL_TWILIO_ACCOUNT_SID

@@ -21,7 +21,7 @@ export const EXPLORER_PATH = '/plugins/sr/apolloGraphql';
 export type InProcessFetch = (request: Request) => Response | Promise<Response>;
 
 export interface GatewayOptions {
-  config: Pick<Config, 'baseUrl' | 'env' | 'trustProxy'>;
+  config: Pick<Config, 'baseUrl' | 'env' | 'trustProxy' | 'corsOrigins'>;
   subgraphs: readonly SubgraphDefinition[];
   /** Subgraphs served in this process, by URL origin; the gateway calls them directly. */
   inProcess?: ReadonlyMap<string, InProcessFetch>;
@@ -96,6 +96,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const runtime = createGatewayRuntime<RequestState>({
     supergraph: supergraphSdl,
     graphqlEndpoint: GRAPHQL_PATH,
+    // Same-origin only unless origins are configured: with credentials (the session cookie),
+    // a permissive CORS policy would let any site act as the signed-in user.
+    cors: options.config.corsOrigins.length
+      ? { origin: [...options.config.corsOrigins], credentials: true }
+      : false,
     landingPage: false,
     graphiql: false,
     logging: process.env.ASSETQL_DEBUG_GATEWAY ? 'debug' : false,

@@ -546,3 +546,94 @@ describe('temporary storage credentials (§5.6)', () => {
     });
   });
 });
+
+describe('hardening', () => {
+  it('answers no CORS grant to another origin', async () => {
+    const preflight = await t.handle(
+      new Request('http://localhost:4000/api/graphql', {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://evil.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      }),
+    );
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('refuses cookie-authenticated requests that a cross-site form could send', async () => {
+    const { id } = await signIn('demo', 'demo');
+    const r = await t.handle(
+      new Request('http://localhost:4000/api/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `svc_sessionid=${id}` },
+        body: 'query=mutation%7BsignOut%7Bsession%7Bauthenticated%7D%7D%7D',
+      }),
+    );
+    expect(r.status).toBe(403);
+    expect((await r.json()).errors[0].extensions.code).toBe('CSRF_REJECTED');
+    expect((await sessionOf(id)).authenticated).toBe(true);
+  });
+
+  it('lets an API key get storage credentials for its own group only', async () => {
+    await addUser('ivy', { groups: ['acme', 'beta'] });
+    const { id } = await signIn('ivy', 'correct horse battery');
+    const created = await t.graphql<any>(
+      'mutation { createAPIKey(input: { apiKeyId: "k", userGroup: "acme" }) { apiKey { apiKeySessionId } } }',
+      {},
+      as(id),
+    );
+    const key = created.body.data.createAPIKey.apiKey.apiKeySessionId;
+    const other = await t.graphql<any>('{ credentials(group: "beta") { accessKeyId } }', {}, as(key));
+    expect(other.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const own = await t.graphql<any>('{ credentials { accessKeyId } }', {}, as(key));
+    expect(own.body.errors?.[0]?.extensions?.code).toBe('CREDENTIALS_UNAVAILABLE');
+  });
+
+  it('applies the account backoff to reauthenticate too', async () => {
+    await addUser('rey');
+    const { id } = await signIn('rey', 'correct horse battery');
+    let sid = id;
+    const reauth = async (password: string) => {
+      const r = await t.graphql<any>(
+        'mutation($p: String!) { reauthenticate(input: { password: $p }) { errors { type } } }',
+        { p: password },
+        as(sid),
+      );
+      sid = r.headers.get('x-svc-sessionid') ?? sid;
+      return r.body.data.reauthenticate.errors[0]?.type ?? 'OK';
+    };
+    for (let i = 0; i < 6; i++) await reauth('wrong guess here');
+    expect(await reauth('correct horse battery')).toBe('LIMIT_EXCEEDED');
+  });
+
+  it('still asks for the second factor after a password reset', async () => {
+    const { totp } = await addUser('mo', { mfa: 'totp', email: 'mo@example.com' });
+    expect(totp).toBeDefined();
+    await t.graphql<any>('mutation { forgotPassword(input: { loginUsername: "mo" }) { errors { type } } }');
+    let body = '';
+    for (let i = 0; i < 50 && !body; i++) {
+      body =
+        (
+          await t.database.db
+            .selectFrom('outbox')
+            .select('body')
+            .where('recipient', '=', 'mo@example.com')
+            .executeTakeFirst()
+        )?.body ?? '';
+      if (!body) await new Promise((r) => setTimeout(r, 20));
+    }
+    const code = /(\d{6})/.exec(body)![1]!;
+    const r = await t.graphql<any>(
+      `mutation($c: String!) { forgotPasswordSubmit(input: { loginUsername: "mo", confirmationCode: $c, password: "a fresh passphrase" }) {
+        errors { type } session { authenticated challengeName } } }`,
+      { c: code },
+    );
+    expect(r.body.data.forgotPasswordSubmit).toEqual({
+      errors: [],
+      session: { authenticated: false, challengeName: 'SOFTWARE_TOKEN_MFA' },
+    });
+  });
+});

@@ -7,7 +7,7 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT }
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.ts';
-import { disableUser } from '../../src/subgraphs/auth/users.ts';
+import { createUser, disableUser } from '../../src/subgraphs/auth/users.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 /**
@@ -27,6 +27,7 @@ const ACCOUNTS: Record<string, { email: string; email_verified: boolean; groups?
   'carol-0003': { email: 'carol@corp.example', email_verified: false, groups: ['other'] },
   'dave-0004': { email: 'dave@corp.example', email_verified: true, groups: ['acme'] },
   'erin-0005': { email: 'erin@corp.example', email_verified: true, groups: ['acme'] },
+  'frank-0006': { email: 'frank@corp.example', email_verified: true, groups: ['acme'] },
 };
 
 const CLIENT_ID = 'assetql-test';
@@ -462,7 +463,7 @@ describe('tokens that must be refused with INVALID_TOKEN', () => {
     const token = await idp.idTokenFor('erin-0005');
     t.clock.advance(2 * 60 * 60 * 1000);
     try {
-      expect(await refused(token)).toMatch(/exp/);
+      expect(await refused(token)).toMatch(/exp|iat/);
     } finally {
       t.clock.set(new Date());
     }
@@ -541,5 +542,24 @@ describe('a disabled user', () => {
       .where('username', '=', 'Corp_dave-0004')
       .execute();
     expect(sessions).toEqual([]);
+  });
+});
+
+describe('a local user with the name a new identity would get', () => {
+  it('is never taken over: the identity gets a name of its own', async () => {
+    await createUser(t.database.db, t.config.secret, {
+      username: 'Corp_frank-0006',
+      groups: ['local-only'],
+      password: 'a local password here',
+    });
+    const { result } = await federatedSignIn(t, await idp.idTokenFor('frank-0006'));
+    expect(result.errors).toEqual([]);
+    expect(result.session?.username).toMatch(/^Corp_[0-9a-f]{24}$/);
+    const local = await t.database.db
+      .selectFrom('user_groups')
+      .select('user_group')
+      .where('username', '=', 'Corp_frank-0006')
+      .execute();
+    expect(local.map((g) => g.user_group)).toEqual(['local-only']);
   });
 });

@@ -458,14 +458,11 @@ export class AuthService {
       if (!username) {
         if (groups.length === 0)
           return fail('GROUP_ACCESS_DENIED', 'Your identity provider gives you no group here.');
-        username = `${issuer.name ?? 'sso'}_${claims.sub}`.replace(/[^A-Za-z0-9._@+-]/g, '_').slice(0, 128);
+        username = await this.#freeUsername(trx, issuer.issuer, issuer.name ?? 'sso', claims.sub);
         const email =
           claims.email_verified === true && typeof claims.email === 'string' ? claims.email : null;
-        await trx
-          .insertInto('users')
-          .values({ username, email })
-          .onConflict((oc) => oc.doNothing())
-          .execute();
+        // No "on conflict": an existing user is never taken over by a new identity.
+        await trx.insertInto('users').values({ username, email }).execute();
         await trx
           .insertInto('federated_identities')
           .values({ issuer: issuer.issuer, subject: claims.sub, username, created_at: now })
@@ -544,6 +541,9 @@ export class AuthService {
       return fail('UNAUTHENTICATED', 'Sign in first.');
     }
     const user = await this.#findUser(identity.username);
+    if (user?.locked_until && user.locked_until > this.#clock.now()) {
+      return fail('LIMIT_EXCEEDED', 'Too many failed attempts; try again later.');
+    }
     if (!user || !(await verifyPassword(user.password_hash, password))) {
       if (user) await this.#recordFailure(user, this.#clock.now());
       await this.#event(identity.username, 'reauthenticate_failed', identity.clientIp ?? null);
@@ -821,7 +821,8 @@ export class AuthService {
     code: string,
     password: string,
     ip: string | null,
-  ): Promise<Outcome<IssuedSession>> {
+    opts: { signIn: boolean } = { signIn: true },
+  ): Promise<Outcome<IssuedSession | null>> {
     const invalid = fail('CODE_MISMATCH', 'The code is wrong or expired.');
     const user = await this.#findUser(loginUsername);
     if (!user) return invalid;
@@ -829,7 +830,7 @@ export class AuthService {
     if (problem) return fail('INVALID_PASSWORD', problem);
     const now = this.#clock.now();
     const newHash = await hashPassword(password);
-    return this.#db.transaction().execute(async (trx) => {
+    const reset = await this.#db.transaction().execute(async (trx): Promise<Outcome<null>> => {
       const reset = await trx
         .selectFrom('password_resets')
         .selectAll()
@@ -866,9 +867,15 @@ export class AuthService {
         .where('kind', '!=', 'api_key')
         .execute();
       await this.#event(user.username, 'password_reset', ip, undefined, trx);
-      if (user.disabled) return fail('USER_DISABLED', 'This user is disabled.');
-      return this.#startSession(user.username, 'EXPLORER', { key: null, name: null }, ip, trx);
+      return { ok: true, value: null };
     });
+    if (!reset.ok) return reset;
+    if (user.disabled) return fail('USER_DISABLED', 'This user is disabled.');
+    if (!opts.signIn) return { ok: true, value: null };
+    // The new password stands in for the old one only: MFA still applies, as at any sign-in.
+    const refreshed = await this.#findUser(user.username);
+    if (!refreshed) return NOT_AUTHORIZED;
+    return this.#nextStep(refreshed, { clientType: 'EXPLORER', ip });
   }
 
   // ---------------------------------------------------------------------------------------

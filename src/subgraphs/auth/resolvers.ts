@@ -19,7 +19,8 @@ function endSession(ctx: AuthContext) {
   ctx.responseHeaders.set(SESSION_CHANGE_HEADER, 'clear');
 }
 
-async function sessionResult(ctx: AuthContext, outcome: Outcome<IssuedSession>) {
+/** A mutation result from an outcome; a success with no session (reset without sign-in) shows SIGNED_OUT. */
+async function sessionResult(ctx: AuthContext, outcome: Outcome<IssuedSession | null>) {
   const correlationId = ctx.requestId;
   if (!outcome.ok) {
     return {
@@ -28,6 +29,7 @@ async function sessionResult(ctx: AuthContext, outcome: Outcome<IssuedSession>) 
       errors: [{ message: outcome.message, type: outcome.type }] as Errors,
     };
   }
+  if (!outcome.value) return { session: SIGNED_OUT, correlationId, errors: [] as Errors };
   issue(ctx, outcome.value);
   return { session: await sessionView(ctx, outcome.value.hash), correlationId, errors: [] as Errors };
 }
@@ -61,7 +63,10 @@ export const resolvers: Resolvers = {
       if ((identity.kind !== 'session' && identity.kind !== 'api_key') || !identity.username)
         throw unauthenticated();
       const wanted = group ?? identity.userGroup;
-      if (!wanted || !(await ctx.auth.groupsOf(identity.username)).includes(wanted)) {
+      // An API key acts in its own group only; a session in any of its user's groups.
+      const allowed =
+        identity.kind === 'api_key' ? [identity.userGroup] : await ctx.auth.groupsOf(identity.username);
+      if (!wanted || !allowed.includes(wanted)) {
         throw new GraphQLError(`You have no access to group ${wanted}.`, {
           extensions: { code: 'FORBIDDEN' },
         });
@@ -122,8 +127,12 @@ export const resolvers: Resolvers = {
     },
     setSessionUserGroup: async (_root, { input }, ctx) =>
       sessionResult(ctx, await ctx.auth.setSessionUserGroup(ctx.identity, input.userGroup)),
-    reauthenticate: async (_root, { input }, ctx) =>
-      sessionResult(ctx, await ctx.auth.reauthenticate(ctx.identity, input.password)),
+    reauthenticate: async (_root, { input }, ctx) => {
+      // Guessing a password through reauthenticate is limited like sign-in.
+      const errors = await limited(ctx, 'signIn');
+      if (errors) return { session: null, correlationId: ctx.requestId, errors };
+      return sessionResult(ctx, await ctx.auth.reauthenticate(ctx.identity, input.password));
+    },
     forgetDevices: async (_root, { input }, ctx) => {
       const outcome = await ctx.auth.forgetDevices(ctx.identity, input.deviceKeys);
       if (!outcome.ok) {
@@ -155,6 +164,7 @@ export const resolvers: Resolvers = {
           input.confirmationCode,
           input.password,
           ctx.identity.clientIp ?? null,
+          { signIn: ctx.authConfig.loginEnabled },
         ),
       );
     },
