@@ -288,3 +288,62 @@ describe('tenant isolation', () => {
     expect(anonymous.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
+
+describe('filters through the API (docs/schema.md §5)', () => {
+  const LIST = `query($p: ID!, $f: AssetFilter, $a: String) { assetProfiles { byId(profile: $p) {
+    assets(first: 3, after: $a, filter: $f) { edges { node { id properties } } pageInfo { hasNextPage endCursor } } } } }`;
+
+  async function allIds(profile: string, filter: unknown) {
+    const ids: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const r: any = await t.graphql(LIST, { p: profile, f: filter, a: after }, demo);
+      expect(r.body.errors).toBeUndefined();
+      const page = r.body.data.assetProfiles.byId.assets;
+      ids.push(...page.edges.map((e: any) => e.node.id));
+      if (!page.pageInfo.hasNextPage) return ids;
+      after = page.pageInfo.endCursor;
+    }
+  }
+
+  it('pages through the assets a predicate selects, the same as reading them all', async () => {
+    const all = await t.database.db
+      .selectFrom('assets')
+      .select(['id', 'properties'])
+      .where('user_group', '=', 'demo')
+      .where('profile', '=', 'well')
+      .orderBy('id')
+      .execute();
+    const expected = all
+      .filter((a) => a.properties.status === 'producing' && Number(a.properties.depth) > 2000)
+      .map((a) => a.id);
+    const ids = await allIds('well', {
+      property: { name: 'status', equals: 'producing' },
+      and: [{ property: { name: 'depth', gt: 2000 } }],
+    });
+    expect(ids).toEqual(expected);
+    expect(ids.length).toBeGreaterThan(0);
+  });
+
+  it('selects through relationships, including “none”', async () => {
+    // Facilities whose wells include a shut-in one, and facilities with no shut-in well.
+    const some = await allIds('facility', {
+      related: { relationship: 'wells', some: { property: { name: 'status', equals: 'shut-in' } } },
+    });
+    const none = await allIds('facility', {
+      related: { relationship: 'wells', none: { property: { name: 'status', equals: 'shut-in' } } },
+    });
+    expect([...some, ...none].sort()).toEqual((await allIds('facility', {})).sort());
+    expect(some.filter((id) => none.includes(id))).toEqual([]);
+  });
+
+  it('refuses a filter that does not fit the profile, naming the place', async () => {
+    const r = await t.graphql<any>(
+      LIST,
+      { p: 'well', f: { or: [{ property: { name: 'nope', equals: 1 } }] } },
+      demo,
+    );
+    expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', type: 'INVALID_FILTER' });
+    expect(r.body.errors?.[0]?.message).toMatch(/filter\.or\[0\]\.property\.name/);
+  });
+});

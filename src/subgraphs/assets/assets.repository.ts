@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Tables } from '../../storage/tables.ts';
 
 export interface ProfileRow {
@@ -86,16 +86,19 @@ export function listAssets(
   group: string,
   profile: string,
   page: AssetPage,
+  /** An extra condition on alias `a`, e.g. a compiled AssetFilter. */
+  where?: RawBuilder<boolean>,
 ): Promise<AssetRow[]> {
   let q = db
-    .selectFrom('assets')
-    .select(assetColumns)
-    .where('user_group', '=', group)
-    .where('profile', '=', profile);
-  if (page.after !== undefined) q = q.where('id', '>', page.after);
-  if (page.before !== undefined) q = q.where('id', '<', page.before);
+    .selectFrom('assets as a')
+    .select(assetColumns.map((c) => `a.${c}` as const))
+    .where('a.user_group', '=', group)
+    .where('a.profile', '=', profile);
+  if (where) q = q.where(where);
+  if (page.after !== undefined) q = q.where('a.id', '>', page.after);
+  if (page.before !== undefined) q = q.where('a.id', '<', page.before);
   return q
-    .orderBy('id', page.backwards ? 'desc' : 'asc')
+    .orderBy('a.id', page.backwards ? 'desc' : 'asc')
     .limit(page.limit + 1)
     .execute();
 }

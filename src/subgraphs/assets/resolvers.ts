@@ -11,6 +11,8 @@ import { notImplemented, unauthenticated } from '../../shared/errors.ts';
 import { isAuthenticated } from '../../shared/identity.ts';
 import { type AssetRow, listAssets, listProfiles } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
+import { compileFilter } from './filters/compile.ts';
+import { type AssetFilterInput, FilterError } from './filters/types.ts';
 import { bboxOf } from './geometry.ts';
 import type { EffectiveProfile, ExtensionDocument } from './profiles/definition.ts';
 import { displayNameOf } from './profiles/display-name.ts';
@@ -61,28 +63,57 @@ interface AssetArgs {
   filter?: unknown;
 }
 
+/**
+ * Compiles an AssetFilter for `profile`; an invalid one is a BAD_USER_INPUT error naming the
+ * offending path. Relationship predicates may reach any profile of the group, so all load.
+ */
+async function compiledFilter(ctx: AssetsContext, profile: string, filter: unknown) {
+  const { userGroup } = tenant(ctx);
+  const names = await ctx.db
+    .selectFrom('asset_profiles')
+    .select('profile')
+    .where('user_group', '=', userGroup)
+    .execute();
+  const loaded = await ctx.loaders.profile.loadMany(names.map((n) => n.profile));
+  const all = new Map(
+    loaded
+      .filter((p): p is EffectiveProfile => p !== null && !(p instanceof Error))
+      .map((p) => [p.profile, p]),
+  );
+  const target = all.get(profile);
+  if (!target)
+    throw new GraphQLError(`There is no profile ${profile}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+  try {
+    return compileFilter(filter as AssetFilterInput, {
+      profile: target,
+      profiles: (n) => all.get(n) ?? null,
+      group: userGroup,
+    });
+  } catch (e) {
+    if (!(e instanceof FilterError)) throw e;
+    throw new GraphQLError(e.message, { extensions: { code: 'BAD_USER_INPUT', type: 'INVALID_FILTER' } });
+  }
+}
+
 async function assetConnection(
   ctx: AssetsContext,
   profile: string,
   args: AssetArgs,
 ): Promise<Connection<AssetRow>> {
   const { userGroup } = tenant(ctx);
-  if (args.filter != null) throw notImplemented('Filtering assets');
+  const where = args.filter != null ? await compiledFilter(ctx, profile, args.filter) : undefined;
   const backwards = args.last != null || args.before != null;
   if (backwards && (args.first != null || args.after != null)) {
-    throw new (await import('graphql')).GraphQLError(
-      'Use either `first`/`after` or `last`/`before`, not both.',
-      {
-        extensions: { code: 'BAD_USER_INPUT' },
-      },
-    );
+    throw new GraphQLError('Use either `first`/`after` or `last`/`before`, not both.', {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   }
   const limit = backwards
     ? pageSize(args.last, ASSET_PAGE, MAX_ASSET_PAGE, 'last')
     : pageSize(args.first, ASSET_PAGE, MAX_ASSET_PAGE, 'first');
   const after = args.after ? String(decodeCursor(args.after, 1)[0]) : undefined;
   const before = args.before ? String(decodeCursor(args.before, 1)[0]) : undefined;
-  const rows = await listAssets(ctx.db, userGroup, profile, { limit, after, before, backwards });
+  const rows = await listAssets(ctx.db, userGroup, profile, { limit, after, before, backwards }, where);
   for (const r of rows) ctx.loaders.asset.prime({ profile: r.profile, id: r.id }, r);
   if (!backwards) return forwardConnection(rows, limit, (r) => [r.id], after !== undefined);
   const page = rows.slice(0, limit).reverse();

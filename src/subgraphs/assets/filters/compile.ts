@@ -1,0 +1,341 @@
+/**
+ * AssetFilter → SQL (docs/schema.md §5). `compileFilter` turns a filter into one boolean SQL
+ * expression over a row of `assets` (alias `a` by default). Every value from the filter is a
+ * bound parameter; only constant SQL and the internally generated aliases are spliced in.
+ * `evaluate.ts` implements the same semantics in TypeScript, and filters.test.ts checks that
+ * the two agree, so a change here must be made there as well.
+ *
+ * Semantics (two-valued logic throughout: every condition is true or false, never unknown).
+ * A field set to null counts as not given. What validateFilter rejects is listed there.
+ *
+ * - The fields of one filter object are ANDed; `{}` is true. `and` holds when every item
+ *   holds (`[]` is true), `or` when some item holds (`[]` is false), `not` negates.
+ * - Property values: the *effective value* of property `x` is the asset's `properties.x` when
+ *   present and not JSON null, else the profile's default for `x` (the first non-null default
+ *   among the definitions named `x`), else *missing*. This is what `Asset.properties` shows.
+ *   The property's type is that of its first definition.
+ * - Comparisons by type (a value of another JSON type is *incomparable*; a comparison with a
+ *   missing or incomparable value is false):
+ *   - NUMBER, INTEGER: JSON numbers, compared numerically (a numeric string is incomparable).
+ *     Operators equals, notEquals, in, gt, gte, lt, lte, exists; operands are numbers.
+ *   - STRING, ENUM, DATE, DATE_TIME: JSON strings, compared by Unicode code point (SQL
+ *     `collate "C"`; ISO dates in one format order correctly). Every operator; operands are
+ *     strings. `caseInsensitive` folds ASCII letters only (A-Z ↔ a-z; `lower()` under "C"),
+ *     the same on every server whatever its locale, for equals, notEquals, in, contains and
+ *     startsWith. contains / startsWith are substring / prefix tests (LIKE with `%`, `_` and
+ *     `\` escaped).
+ *   - BOOLEAN: equals, notEquals, in (JSON equality with true/false), exists.
+ *   - JSON: equals, notEquals, in by JSON equality (jsonb `=`: object key order is ignored,
+ *     1 = 1.0); contains: the value is an array with an element equal to the given string.
+ *   - notEquals is exactly `not equals`, so it is true for a missing or incomparable value.
+ *   - exists: true ⇔ the effective value is not missing (a default counts; JSON null does not).
+ * - `ids`: the id is one of them (`[]` matches nothing). `modifiedAfter` / `modifiedBefore`:
+ *   `modified_at` strictly after / before the instant (millisecond precision). `isDeleted`:
+ *   `is_deleted` equals it. `search`: every whitespace-separated word occurs in
+ *   `display_name`, ASCII case-insensitively (ILIKE under "C"); no words is true.
+ * - Geometry: the *vertices* are all arrays whose first two elements are numbers found under a
+ *   `coordinates` member anywhere in `geometry` (so GeometryCollection members count; a stored
+ *   `bbox` member is ignored). No geometry or no vertices: every geometry condition is false.
+ *   `bbox`: the vertices' bounding box intersects the given box (edges included).
+ *   `near`: some vertex lies within `distanceMeters` of the point (haversine, R = 6371008.8 m).
+ *   Both given: both must hold.
+ * - `related`: the related assets of an asset are the assets of the relationship's target
+ *   profile in the same group whose key matches one of the asset's keys. Source keys
+ *   (referenceType): ID → the asset's id; PROPERTY → the effective value of
+ *   referenceProperty if it is a string; PROPERTY_LIST → the string elements of it if it is an
+ *   array. Target side (lookupType): ID → the target's id is a key; PROPERTY → the target's
+ *   effective lookupProperty value is a string that is a key; PROPERTY_LIST → it is an array
+ *   with a string element that is a key. Only strings are keys; other JSON values never match.
+ *   Deleted targets are included unless the nested filter says otherwise. `some: f` holds when
+ *   a related asset matches `f` (evaluated against the target profile), `none: f` when none
+ *   does (`none: {}`: there are no related assets); both given, both must hold. PARAMETER
+ *   relationships cannot be used in filters.
+ */
+import { type RawBuilder, sql } from 'kysely';
+import type { EffectiveProfile, RelationshipDefinition } from '../profiles/definition.ts';
+import {
+  type AssetFilterInput,
+  type AssetGeometryPredicateInput,
+  type AssetPropertyPredicateInput,
+  type AssetRelatedPredicateInput,
+  FilterError,
+  OPERATORS,
+  type ProfileLookup,
+} from './types.ts';
+import { filterRelationship, propertyInfo, validateFilter } from './validate.ts';
+
+export interface CompileContext {
+  /** The profile of the assets the filter applies to. */
+  profile: EffectiveProfile;
+  /** Finds the profiles `related` predicates reach (the caller's group). */
+  profiles: ProfileLookup;
+  /** The caller's group; related assets are looked up in it. */
+  group: string;
+  /** The alias of the `assets` row in the query @default 'a' */
+  alias?: string;
+}
+
+interface State {
+  /** The caller's alias; internal aliases extend it, so none can shadow it. */
+  root: string;
+  group: string;
+  profiles: ProfileLookup;
+  aliases: number;
+}
+
+type Sql = RawBuilder<unknown>;
+
+const EARTH_RADIUS_METERS = 6371008.8;
+
+/**
+ * Every vertex under a `coordinates` member (strict mode, so `.**` visits each item once and
+ * a structural error inside a filter only drops that item).
+ */
+const VERTICES_PATH = sql.lit(
+  'strict $.** ? (@.type() == "object" && exists(@.coordinates)).coordinates.** ? (@.type() == "array" && @[0].type() == "number" && @[1].type() == "number")',
+);
+
+/**
+ * The filter as a boolean SQL expression over the `assets` row `ctx.alias`, e.g.
+ * `select id from assets a where a.user_group = $g and a.profile = $p and ${compileFilter(...)}`.
+ * Throws {@link FilterError} when `validateFilter` rejects the filter. A null filter is true.
+ */
+export function compileFilter(
+  filter: AssetFilterInput | null | undefined,
+  ctx: CompileContext,
+): RawBuilder<boolean> {
+  const checked = validateFilter(filter, ctx.profile, ctx.profiles);
+  if (!checked.ok) throw new FilterError(checked.message);
+  const alias = ctx.alias ?? 'a';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(alias)) throw new Error(`invalid table alias "${alias}"`);
+  if (filter === null || filter === undefined) return sql<boolean>`true`;
+  const state: State = { root: alias, group: ctx.group, profiles: ctx.profiles, aliases: 0 };
+  return sql<boolean>`${compileNode(filter, ctx.profile, alias, state)}`;
+}
+
+const given = <T>(v: T | null | undefined): v is T => v !== undefined && v !== null;
+
+function all(parts: Sql[]): Sql {
+  if (parts.length === 0) return sql`true`;
+  if (parts.length === 1) return parts[0]!;
+  return sql`(${sql.join(parts, sql` and `)})`;
+}
+
+function any(parts: Sql[]): Sql {
+  if (parts.length === 0) return sql`false`;
+  if (parts.length === 1) return parts[0]!;
+  return sql`(${sql.join(parts, sql` or `)})`;
+}
+
+const column = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
+
+function compileNode(filter: AssetFilterInput, profile: EffectiveProfile, alias: string, state: State): Sql {
+  const parts: Sql[] = [];
+  if (given(filter.and)) parts.push(all(filter.and.map((f) => compileNode(f, profile, alias, state))));
+  if (given(filter.or)) parts.push(any(filter.or.map((f) => compileNode(f, profile, alias, state))));
+  if (given(filter.not)) parts.push(sql`(not ${compileNode(filter.not, profile, alias, state)})`);
+  if (given(filter.ids))
+    parts.push(sql`coalesce(${column(alias, 'id')} = any(${[...filter.ids]}::text[]), false)`);
+  if (given(filter.property)) parts.push(compileProperty(filter.property, profile, alias));
+  if (given(filter.modifiedAfter))
+    parts.push(sql`(${column(alias, 'modified_at')} > ${instant(filter.modifiedAfter)}::timestamptz)`);
+  if (given(filter.modifiedBefore))
+    parts.push(sql`(${column(alias, 'modified_at')} < ${instant(filter.modifiedBefore)}::timestamptz)`);
+  if (given(filter.search)) {
+    const words = filter.search.split(/\s+/).filter((w) => w !== '');
+    parts.push(
+      all(
+        words.map(
+          (w) =>
+            sql`coalesce(${column(alias, 'display_name')} collate "C" ilike ${`%${escapeLike(w)}%`}::text, false)`,
+        ),
+      ),
+    );
+  }
+  if (given(filter.isDeleted))
+    parts.push(sql`(${column(alias, 'is_deleted')} = ${filter.isDeleted}::boolean)`);
+  if (given(filter.geometry)) parts.push(compileGeometry(filter.geometry, alias));
+  if (given(filter.related)) parts.push(compileRelated(filter.related, profile, alias, state));
+  return all(parts);
+}
+
+function instant(v: Date | string): string {
+  return new Date(v).toISOString();
+}
+
+/** Escapes LIKE's wildcards and its escape character (the default, backslash). */
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The effective value of a property as jsonb, SQL NULL when missing (never JSON null). */
+function effectiveValue(profile: EffectiveProfile, alias: string, name: string): Sql {
+  const value = sql`nullif(${column(alias, 'properties')} -> ${name}::text, 'null'::jsonb)`;
+  const fallback = propertyInfo(profile, name)?.default;
+  return fallback === undefined || fallback === null
+    ? value
+    : sql`coalesce(${value}, ${JSON.stringify(fallback)}::jsonb)`;
+}
+
+function compileProperty(p: AssetPropertyPredicateInput, profile: EffectiveProfile, alias: string): Sql {
+  const info = propertyInfo(profile, p.name);
+  const op = OPERATORS.find((o) => given(p[o]));
+  if (!info || !op) throw new FilterError('filter.property: invalid predicate');
+  const value = effectiveValue(profile, alias, p.name);
+  const k = sql.id(`${alias}_k`);
+  if (op === 'exists') return sql`((${value}) is not null) = ${p.exists}::boolean`;
+  const operand = p[op];
+  const compare = (expr: Sql) => sql`coalesce(${expr}, false)`;
+  switch (info.type) {
+    case 'NUMBER':
+    case 'INTEGER': {
+      const n = sql`(case when jsonb_typeof(${value}) = 'number' then (${value} #>> '{}')::numeric end)`;
+      switch (op) {
+        case 'equals':
+          return compare(sql`${n} = ${operand}::numeric`);
+        case 'notEquals':
+          return sql`(not ${compare(sql`${n} = ${operand}::numeric`)})`;
+        case 'in':
+          return compare(sql`${n} = any(${(operand as number[]).map(String)}::numeric[])`);
+        case 'gt':
+          return compare(sql`${n} > ${operand}::numeric`);
+        case 'gte':
+          return compare(sql`${n} >= ${operand}::numeric`);
+        case 'lt':
+          return compare(sql`${n} < ${operand}::numeric`);
+        case 'lte':
+          return compare(sql`${n} <= ${operand}::numeric`);
+      }
+      break;
+    }
+    case 'STRING':
+    case 'ENUM':
+    case 'DATE':
+    case 'DATE_TIME': {
+      const t = sql`(case when jsonb_typeof(${value}) = 'string' then ${value} #>> '{}' end)`;
+      const ci = p.caseInsensitive === true;
+      const fold = (x: Sql) => (ci ? sql`lower(${x} collate "C")` : sql`(${x} collate "C")`);
+      const like = ci ? sql`ilike` : sql`like`;
+      const equals = () => compare(sql`${fold(t)} = ${fold(sql`${operand}::text`)}`);
+      switch (op) {
+        case 'equals':
+          return equals();
+        case 'notEquals':
+          return sql`(not ${equals()})`;
+        case 'in':
+          return sql`exists (select 1 from unnest(${[...(operand as string[])]}::text[]) as ${k}(v)
+            where ${fold(sql`${k}.v`)} = ${fold(t)})`;
+        case 'gt':
+          return compare(sql`(${t} collate "C") > ${operand}::text`);
+        case 'gte':
+          return compare(sql`(${t} collate "C") >= ${operand}::text`);
+        case 'lt':
+          return compare(sql`(${t} collate "C") < ${operand}::text`);
+        case 'lte':
+          return compare(sql`(${t} collate "C") <= ${operand}::text`);
+        case 'contains':
+          return compare(sql`(${t} collate "C") ${like} ${`%${escapeLike(operand as string)}%`}::text`);
+        case 'startsWith':
+          return compare(sql`(${t} collate "C") ${like} ${`${escapeLike(operand as string)}%`}::text`);
+      }
+      break;
+    }
+    case 'BOOLEAN':
+    case 'JSON': {
+      const equals = () => compare(sql`${value} = ${JSON.stringify(operand)}::jsonb`);
+      switch (op) {
+        case 'equals':
+          return equals();
+        case 'notEquals':
+          return sql`(not ${equals()})`;
+        case 'in':
+          return sql`exists (select 1 from jsonb_array_elements(${JSON.stringify(operand)}::jsonb) as ${k}(v) where ${k}.v = ${value})`;
+        case 'contains':
+          return sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(${value}) = 'array' then ${value} end) as ${k}(v)
+            where ${k}.v = to_jsonb(${operand}::text))`;
+      }
+      break;
+    }
+  }
+  throw new FilterError(`filter.property.${op}: does not apply to ${info.type} property "${p.name}"`);
+}
+
+function compileGeometry(g: AssetGeometryPredicateInput, alias: string): Sql {
+  const parts: Sql[] = [];
+  const v = sql.id(`${alias}_v`);
+  const vertices = sql`jsonb_path_query(${column(alias, 'geometry')}, ${VERTICES_PATH}) as ${v}(p)`;
+  if (given(g.bbox)) {
+    const [minLon, minLat, maxLon, maxLat] = g.bbox;
+    const lon = sql`(${v}.p ->> 0)::numeric`;
+    const lat = sql`(${v}.p ->> 1)::numeric`;
+    parts.push(
+      sql`coalesce((select min(${lon}) <= ${maxLon}::numeric and max(${lon}) >= ${minLon}::numeric
+        and min(${lat}) <= ${maxLat}::numeric and max(${lat}) >= ${minLat}::numeric from ${vertices}), false)`,
+    );
+  }
+  if (given(g.near)) {
+    const { longitude, latitude, distanceMeters } = g.near;
+    const lon = sql`radians((${v}.p ->> 0)::float8)`;
+    const lat = sql`radians((${v}.p ->> 1)::float8)`;
+    const lon0 = sql`radians(${longitude}::float8)`;
+    const lat0 = sql`radians(${latitude}::float8)`;
+    const h = sql`power(sin((${lat} - ${lat0}) / 2), 2) + cos(${lat0}) * cos(${lat}) * power(sin((${lon} - ${lon0}) / 2), 2)`;
+    parts.push(
+      sql`exists (select 1 from ${vertices}
+        where 2 * ${EARTH_RADIUS_METERS}::float8 * asin(sqrt(least(1::float8, ${h}))) <= ${distanceMeters}::float8)`,
+    );
+  }
+  return all(parts);
+}
+
+function compileRelated(
+  r: AssetRelatedPredicateInput,
+  profile: EffectiveProfile,
+  alias: string,
+  state: State,
+): Sql {
+  const found = filterRelationship(profile, state.profiles, r.relationship);
+  if ('error' in found) throw new FilterError(`filter.related.relationship: ${found.error}`);
+  const { relationship, target } = found;
+  const b = `${state.root}_r${++state.aliases}`;
+  // "Some related asset matches f" is "one of the asset's keys is a lookup key of an asset of
+  // the target profile that matches f". The key subquery does not refer to the outer row, so
+  // PostgreSQL runs it once per statement (a hashed SubPlan) however deep it sits, rather
+  // than once per row as a correlated EXISTS would.
+  const matchingKeys = (f: AssetFilterInput) =>
+    lookupKeys(
+      relationship,
+      target,
+      b,
+      sql`${column(b, 'user_group')} = ${state.group}::text and ${column(b, 'profile')} = ${relationship.profile}::text
+        and ${compileNode(f, target, b, state)}`,
+    );
+  const parts: Sql[] = [];
+  if (given(r.some)) parts.push(hasKeyIn(relationship, profile, alias, matchingKeys(r.some)));
+  if (given(r.none)) parts.push(sql`(not ${hasKeyIn(relationship, profile, alias, matchingKeys(r.none))})`);
+  return all(parts);
+}
+
+/** The lookup keys (text, never null) of the assets `b` that satisfy `where` (lookupType). */
+function lookupKeys(rel: RelationshipDefinition, target: EffectiveProfile, b: string, where: Sql): Sql {
+  const from = sql`assets as ${sql.id(b)}`;
+  if (rel.lookupType === 'ID') return sql`select ${column(b, 'id')} from ${from} where ${where}`;
+  const value = effectiveValue(target, b, rel.lookupProperty!);
+  if (rel.lookupType === 'PROPERTY')
+    return sql`select ${value} #>> '{}' from ${from} where ${where} and jsonb_typeof(${value}) = 'string'`;
+  const e = sql.id(`${b}_t`);
+  return sql`select ${e}.v #>> '{}' from ${from}
+    cross join lateral jsonb_array_elements(case when jsonb_typeof(${value}) = 'array' then ${value} end) as ${e}(v)
+    where ${where} and jsonb_typeof(${e}.v) = 'string'`;
+}
+
+/** Whether one of the source row's keys (referenceType) is among `keys`. */
+function hasKeyIn(rel: RelationshipDefinition, profile: EffectiveProfile, alias: string, keys: Sql): Sql {
+  if (rel.referenceType === 'ID') return sql`coalesce(${column(alias, 'id')} in (${keys}), false)`;
+  const value = effectiveValue(profile, alias, rel.referenceProperty!);
+  if (rel.referenceType === 'PROPERTY')
+    return sql`coalesce((case when jsonb_typeof(${value}) = 'string' then ${value} #>> '{}' end) in (${keys}), false)`;
+  const e = sql.id(`${alias}_s`);
+  return sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(${value}) = 'array' then ${value} end) as ${e}(v)
+    where jsonb_typeof(${e}.v) = 'string' and (${e}.v #>> '{}') in (${keys}))`;
+}

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from '../../../../test/helpers/database.ts';
+import { seedDemo } from '../../../demo/seed.ts';
+import { DuplicateIdError, deleteAssets, upsertAssets } from './upsert.ts';
+import type { AssetImportRow } from './validate.ts';
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  await seedDemo(database.db, { env: 'demo', secret: 'upsert-test-secret-upsert-test-secret' });
+});
+afterAll(() => database?.close());
+
+const row = (id: string, properties: Record<string, unknown>, extra: Partial<AssetImportRow> = {}) => ({
+  id,
+  properties,
+  geometry: undefined,
+  display_name: String(properties.name ?? id),
+  is_deleted: false,
+  ...extra,
+});
+
+const read = (ids: string[]) =>
+  database.db
+    .selectFrom('assets')
+    .selectAll()
+    .where('user_group', '=', 'demo')
+    .where('profile', '=', 'well')
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+
+// PGlite's socket server cannot COPY, so it always inserts; PostgreSQL tries both ways.
+const methods = process.env.DATABASE_URL ? (['copy', 'insert'] as const) : (['insert'] as const);
+
+describe.each(methods)('upsertAssets (%s)', (method) => {
+  const p = `${method}-`;
+
+  it('inserts, then updates, keeping a stored geometry and observation when none is given', async () => {
+    const first = await upsertAssets(
+      database,
+      'demo',
+      'well',
+      [
+        row(`${p}1`, { name: 'One' }, { geometry: { type: 'Point', coordinates: [-113, 53] } }),
+        row(`${p}2`, { name: 'Two' }),
+      ],
+      { method },
+    );
+    expect(first).toEqual({ rows: 2, inserted: 2, updated: 0, method });
+    await database.db
+      .updateTable('assets')
+      .set({ observation: JSON.stringify({ pressure: 9 }), modified_at: '2020-01-01T00:00:00Z' })
+      .where('user_group', '=', 'demo')
+      .where('id', '=', `${p}1`)
+      .execute();
+
+    async function* more() {
+      yield row(`${p}1`, { name: 'One again', depth: 5 }, { is_deleted: true });
+      yield row(`${p}3`, { name: 'Three' }, { geometry: { type: 'Point', coordinates: [1, 2] } });
+    }
+    const progress: number[] = [];
+    const second = await upsertAssets(database, 'demo', 'well', more(), {
+      method,
+      chunkSize: 1,
+      onProgress: (n) => progress.push(n),
+    });
+    expect(second).toEqual({ rows: 2, inserted: 1, updated: 1, method });
+    expect(progress.at(-1)).toBe(2);
+
+    const [one, two, three] = await read([`${p}1`, `${p}2`, `${p}3`]);
+    expect(one).toMatchObject({
+      properties: { name: 'One again', depth: 5 },
+      display_name: 'One again',
+      is_deleted: true,
+      geometry: { type: 'Point', coordinates: [-113, 53] },
+      observation: { pressure: 9 },
+    });
+    expect(one!.modified_at.getTime()).toBeGreaterThan(Date.parse('2020-01-02'));
+    expect(two).toMatchObject({ properties: { name: 'Two' }, geometry: null, observation: null });
+    expect(three!.geometry).toEqual({ type: 'Point', coordinates: [1, 2] });
+  });
+
+  it('keeps text exactly, whatever it holds', async () => {
+    const tricky = 'tab\there, line\nbreak, cr\r, back\\slash \\N, "quotes", comma, ünïcödé 🚀';
+    const id = `${p}tricky\t\\N\n`;
+    await upsertAssets(
+      database,
+      'demo',
+      'well',
+      [row(id, { name: tricky, uwi: '\\' }, { display_name: tricky })],
+      { method },
+    );
+    const [stored] = await read([id]);
+    expect(stored).toMatchObject({ id, display_name: tricky, properties: { name: tricky, uwi: '\\' } });
+  });
+
+  it('writes nothing when the rows fail part way', async () => {
+    async function* failing() {
+      yield row(`${p}f1`, { name: 'f1' });
+      yield row(`${p}f2`, { name: 'f2' });
+      throw new Error('the source broke');
+    }
+    await expect(upsertAssets(database, 'demo', 'well', failing(), { method, chunkSize: 1 })).rejects.toThrow(
+      'the source broke',
+    );
+    expect(await read([`${p}f1`, `${p}f2`])).toEqual([]);
+  });
+
+  it('writes nothing when the database refuses a row, and the pool stays usable', async () => {
+    await expect(
+      upsertAssets(database, 'demo', 'no-such-profile', [row(`${p}x`, { name: 'x' })], { method }),
+    ).rejects.toThrow(/foreign key/);
+    await expect(
+      upsertAssets(database, 'demo', 'well', [row(`${p}d`, { name: 'a' }), row(`${p}d`, { name: 'b' })], {
+        method,
+      }),
+    ).rejects.toThrow(DuplicateIdError);
+    expect(await read([`${p}x`, `${p}d`])).toEqual([]);
+    const { rows } = await database.pool.query('select 1 as ok');
+    expect(rows).toEqual([{ ok: 1 }]);
+  });
+
+  it('does nothing for no rows', async () => {
+    expect(await upsertAssets(database, 'demo', 'well', [], { method })).toEqual({
+      rows: 0,
+      inserted: 0,
+      updated: 0,
+      method,
+    });
+  });
+});
+
+describe('deleteAssets', () => {
+  it('soft-deletes once, or removes', async () => {
+    await upsertAssets(database, 'demo', 'well', [row('del-1', { name: 'a' }), row('del-2', { name: 'b' })], {
+      method: 'insert',
+    });
+    expect(await deleteAssets(database, 'demo', 'well', ['del-1', 'del-2', 'missing'])).toEqual({
+      deleted: 2,
+    });
+    expect(await deleteAssets(database, 'demo', 'well', ['del-1'])).toEqual({ deleted: 0 });
+    expect((await read(['del-1', 'del-2'])).map((r) => r.is_deleted)).toEqual([true, true]);
+    expect(await deleteAssets(database, 'demo', 'well', ['del-1'], { hard: true })).toEqual({ deleted: 1 });
+    expect((await read(['del-1', 'del-2'])).map((r) => r.id)).toEqual(['del-2']);
+    expect(await deleteAssets(database, 'demo', 'well', [])).toEqual({ deleted: 0 });
+  });
+});
