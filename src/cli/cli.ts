@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, SUBGRAPH_NAMES } from '../config/index.ts';
+import { importCommands } from './commands/import.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { outboxCommand } from './commands/outbox.ts';
 import { profilesCommands } from './commands/profiles.ts';
@@ -37,6 +38,7 @@ export function program(): Command {
   usersCommands(cli);
   profilesCommands(cli);
   outboxCommand(cli);
+  importCommands(cli);
   return cli;
 }
 
