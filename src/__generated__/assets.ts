@@ -158,6 +158,14 @@ export type AssetGeometryPredicate = {
   near?: InputMaybe<AssetGeometryNear>;
 };
 
+export type AssetInput = {
+  /** A GeoJSON geometry (RFC 7946); omit to keep the stored one. */
+  geometry?: InputMaybe<Scalars['JSONObject']['input']>;
+  id: Scalars['ID']['input'];
+  /** The asset's properties, replacing the stored ones; checked against the profile. */
+  properties?: InputMaybe<Scalars['JSONObject']['input']>;
+};
+
 export type AssetMutationError = {
   __typename?: 'AssetMutationError';
   message: Scalars['String']['output'];
@@ -645,6 +653,17 @@ export type AssetsConnection = {
   pageInfo: PageInfo;
 };
 
+export type AssetsMutationResult = {
+  __typename?: 'AssetsMutationResult';
+  /** The assets as stored (upsertAssets), in the order given. */
+  assets: Maybe<Array<Asset>>;
+  correlationId: Scalars['String']['output'];
+  deleted: Scalars['Int']['output'];
+  errors: Array<AssetMutationError>;
+  inserted: Scalars['Int']['output'];
+  updated: Scalars['Int']['output'];
+};
+
 export type CreateAssetFilterInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   displayName: Scalars['String']['input'];
@@ -652,6 +671,13 @@ export type CreateAssetFilterInput = {
   id: Scalars['ID']['input'];
   profile: Scalars['ID']['input'];
   subProfiles: Array<AssetSelectionFilterRelationshipInput>;
+};
+
+export type DeleteAssetsInput = {
+  /** Remove the rows instead of marking them deleted. */
+  hard?: InputMaybe<Scalars['Boolean']['input']>;
+  ids: Array<Scalars['ID']['input']>;
+  profile: Scalars['ID']['input'];
 };
 
 export type EntityOwner = {
@@ -746,6 +772,8 @@ export type IssueSubject = {
 export type Mutation = {
   __typename?: 'Mutation';
   createAssetFilter: Maybe<AssetFilterMutationResult>;
+  /** Marks up to 1000 assets deleted, or removes them with `hard: true` (assetql addition). */
+  deleteAssets: AssetsMutationResult;
   putAssetProfileExtension: Maybe<AssetProfileMutationResult>;
   removeAssetProfileExtension: Maybe<AssetProfileMutationResult>;
   updateAssetFilter: Maybe<AssetFilterMutationResult>;
@@ -753,12 +781,20 @@ export type Mutation = {
   updateAssetProfileAssetConversionConfiguration: AssetProfileAssetConversionConfigurationMutationResult;
   updateAssetProfileViewConfiguration: AssetProfileViewConfigurationMutationResult;
   updateAssetProfileViewLayout: AssetProfileViewLayoutMutationResult;
+  /** Creates or replaces up to 1000 assets of one profile, all or none (assetql addition). */
+  upsertAssets: AssetsMutationResult;
 };
 
 
 export type MutationCreateAssetFilterArgs = {
   correlationId?: InputMaybe<Scalars['String']['input']>;
   input: CreateAssetFilterInput;
+};
+
+
+export type MutationDeleteAssetsArgs = {
+  correlationId?: InputMaybe<Scalars['String']['input']>;
+  input: DeleteAssetsInput;
 };
 
 
@@ -795,6 +831,12 @@ export type MutationUpdateAssetProfileViewConfigurationArgs = {
 
 export type MutationUpdateAssetProfileViewLayoutArgs = {
   input?: InputMaybe<UpdateAssetProfileViewLayoutInput>;
+};
+
+
+export type MutationUpsertAssetsArgs = {
+  correlationId?: InputMaybe<Scalars['String']['input']>;
+  input: UpsertAssetsInput;
 };
 
 export type PageInfo = {
@@ -919,6 +961,11 @@ export type UpdateAssetProfileViewLayoutInput = {
   profile: Scalars['ID']['input'];
   viewConfiguration: Scalars['ID']['input'];
   widgets: Array<AssetProfileViewWidgetInput>;
+};
+
+export type UpsertAssetsInput = {
+  assets: Array<AssetInput>;
+  profile: Scalars['ID']['input'];
 };
 
 /** Adds or replaces the named layer of definitions on a profile. */
@@ -1065,6 +1112,7 @@ export type ResolversTypes = ResolversObject<{
   AssetGeometryNear: AssetGeometryNear;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   AssetGeometryPredicate: AssetGeometryPredicate;
+  AssetInput: AssetInput;
   AssetMutationError: ResolverTypeWrapper<AssetMutationError>;
   AssetProfile: ResolverTypeWrapper<EffectiveProfile>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -1109,8 +1157,10 @@ export type ResolversTypes = ResolversObject<{
   AssetSelectionFilterRelationshipInput: AssetSelectionFilterRelationshipInput;
   Assets: ResolverTypeWrapper<{ profile: string }>;
   AssetsConnection: ResolverTypeWrapper<Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversTypes['AssetEdge']>>> }>;
+  AssetsMutationResult: ResolverTypeWrapper<Omit<AssetsMutationResult, 'assets'> & { assets?: Maybe<Array<ResolversTypes['Asset']>> }>;
   CreateAssetFilterInput: CreateAssetFilterInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteAssetsInput: DeleteAssetsInput;
   EntityOwner: ResolverTypeWrapper<{ username: string; group: string }>;
   GeoJSONFeature: ResolverTypeWrapper<Omit<GeoJsonFeature, 'geometry'> & { geometry?: Maybe<ResolversTypes['GeoJSONGeometryInterface']> }>;
   GeoJSONGeometryCollection: ResolverTypeWrapper<Record<string, unknown>>;
@@ -1137,6 +1187,7 @@ export type ResolversTypes = ResolversObject<{
   UpdateAssetProfileInput: UpdateAssetProfileInput;
   UpdateAssetProfileViewConfigurationInput: UpdateAssetProfileViewConfigurationInput;
   UpdateAssetProfileViewLayoutInput: UpdateAssetProfileViewLayoutInput;
+  UpsertAssetsInput: UpsertAssetsInput;
   putAssetProfileExtensionInput: PutAssetProfileExtensionInput;
   removeAssetProfileExtensionInput: RemoveAssetProfileExtensionInput;
 }>;
@@ -1156,6 +1207,7 @@ export type ResolversParentTypes = ResolversObject<{
   AssetGeometryNear: AssetGeometryNear;
   Float: Scalars['Float']['output'];
   AssetGeometryPredicate: AssetGeometryPredicate;
+  AssetInput: AssetInput;
   AssetMutationError: AssetMutationError;
   AssetProfile: EffectiveProfile;
   Int: Scalars['Int']['output'];
@@ -1196,8 +1248,10 @@ export type ResolversParentTypes = ResolversObject<{
   AssetSelectionFilterRelationshipInput: AssetSelectionFilterRelationshipInput;
   Assets: { profile: string };
   AssetsConnection: Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversParentTypes['AssetEdge']>>> };
+  AssetsMutationResult: Omit<AssetsMutationResult, 'assets'> & { assets?: Maybe<Array<ResolversParentTypes['Asset']>> };
   CreateAssetFilterInput: CreateAssetFilterInput;
   DateTime: Scalars['DateTime']['output'];
+  DeleteAssetsInput: DeleteAssetsInput;
   EntityOwner: { username: string; group: string };
   GeoJSONFeature: Omit<GeoJsonFeature, 'geometry'> & { geometry?: Maybe<ResolversParentTypes['GeoJSONGeometryInterface']> };
   GeoJSONGeometryCollection: Record<string, unknown>;
@@ -1223,6 +1277,7 @@ export type ResolversParentTypes = ResolversObject<{
   UpdateAssetProfileInput: UpdateAssetProfileInput;
   UpdateAssetProfileViewConfigurationInput: UpdateAssetProfileViewConfigurationInput;
   UpdateAssetProfileViewLayoutInput: UpdateAssetProfileViewLayoutInput;
+  UpsertAssetsInput: UpsertAssetsInput;
   putAssetProfileExtensionInput: PutAssetProfileExtensionInput;
   removeAssetProfileExtensionInput: RemoveAssetProfileExtensionInput;
 }>;
@@ -1501,6 +1556,15 @@ export type AssetsConnectionResolvers<ContextType = AssetsContext, ParentType ex
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 }>;
 
+export type AssetsMutationResultResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetsMutationResult'] = ResolversParentTypes['AssetsMutationResult']> = ResolversObject<{
+  assets?: Resolver<Maybe<Array<ResolversTypes['Asset']>>, ParentType, ContextType>;
+  correlationId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  deleted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['AssetMutationError']>, ParentType, ContextType>;
+  inserted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  updated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
@@ -1588,6 +1652,7 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 
 export type MutationResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   createAssetFilter?: Resolver<Maybe<ResolversTypes['AssetFilterMutationResult']>, ParentType, ContextType, RequireFields<MutationCreateAssetFilterArgs, 'input'>>;
+  deleteAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationDeleteAssetsArgs, 'input'>>;
   putAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationPutAssetProfileExtensionArgs, 'input'>>;
   removeAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationRemoveAssetProfileExtensionArgs, 'input'>>;
   updateAssetFilter?: Resolver<Maybe<ResolversTypes['AssetFilterMutationResult']>, ParentType, ContextType, RequireFields<MutationUpdateAssetFilterArgs, 'input'>>;
@@ -1595,6 +1660,7 @@ export type MutationResolvers<ContextType = AssetsContext, ParentType extends Re
   updateAssetProfileAssetConversionConfiguration?: Resolver<ResolversTypes['AssetProfileAssetConversionConfigurationMutationResult'], ParentType, ContextType, RequireFields<MutationUpdateAssetProfileAssetConversionConfigurationArgs, 'input'>>;
   updateAssetProfileViewConfiguration?: Resolver<ResolversTypes['AssetProfileViewConfigurationMutationResult'], ParentType, ContextType, RequireFields<MutationUpdateAssetProfileViewConfigurationArgs, 'input'>>;
   updateAssetProfileViewLayout?: Resolver<ResolversTypes['AssetProfileViewLayoutMutationResult'], ParentType, ContextType, Partial<MutationUpdateAssetProfileViewLayoutArgs>>;
+  upsertAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationUpsertAssetsArgs, 'input'>>;
 }>;
 
 export type PageInfoResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1672,6 +1738,7 @@ export type Resolvers<ContextType = AssetsContext> = ResolversObject<{
   AssetSelectionFilterRelationship?: AssetSelectionFilterRelationshipResolvers<ContextType>;
   Assets?: AssetsResolvers<ContextType>;
   AssetsConnection?: AssetsConnectionResolvers<ContextType>;
+  AssetsMutationResult?: AssetsMutationResultResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   EntityOwner?: EntityOwnerResolvers<ContextType>;
   GeoJSONFeature?: GeoJsonFeatureResolvers<ContextType>;

@@ -110,6 +110,10 @@ const PROFILES: SeedProfile[] = [
   },
 ];
 
+/** The demo profiles by name, for `assetql demo generate`. */
+export const DEMO_PROFILE_DOCUMENTS: Readonly<Record<string, { title: string; document: ProfileDocument }>> =
+  Object.fromEntries(PROFILES.map((p) => [p.profile, { title: p.title, document: p.document }]));
+
 const SITES = [
   { id: 'S-100', name: 'Red Deer Field', region: 'Alberta', lon: -113.81, lat: 52.27 },
   { id: 'S-200', name: 'Peace River Field', region: 'Alberta', lon: -117.29, lat: 56.23 },

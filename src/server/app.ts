@@ -88,7 +88,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   const makeSubgraph = (name: SubgraphName) => {
     switch (name) {
       case 'assets':
-        return createAssetsSubgraph(deps);
+        return createAssetsSubgraph({ ...deps, database });
       case 'auth':
         return createAuthSubgraph({
           ...deps,

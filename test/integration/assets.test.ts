@@ -347,3 +347,108 @@ describe('filters through the API (docs/schema.md §5)', () => {
     expect(r.body.errors?.[0]?.message).toMatch(/filter\.or\[0\]\.property\.name/);
   });
 });
+
+describe('writing assets (upsertAssets, deleteAssets)', () => {
+  const UPSERT = `mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input, correlationId: "w1") {
+    correlationId inserted updated errors { type message } assets { id displayName properties isDeleted geometry { type } } } }`;
+  const DELETE = `mutation($input: DeleteAssetsInput!) { deleteAssets(input: $input) { deleted errors { type message } } }`;
+
+  it('creates and replaces assets in one batch, checked against the profile', async () => {
+    const r = await t.graphql<any>(
+      UPSERT,
+      {
+        input: {
+          profile: 'well',
+          assets: [
+            {
+              id: 'W-NEW-1',
+              properties: { name: 'New 1', depth: 1234, status: 'drilling' },
+              geometry: { type: 'Point', coordinates: [-113.5, 52.1] },
+            },
+            { id: 'W-100-1-1', properties: { name: 'Renamed', status: 'producing' } },
+          ],
+        },
+      },
+      demo,
+    );
+    expect(r.body.data.upsertAssets).toMatchObject({
+      correlationId: 'w1',
+      inserted: 1,
+      updated: 1,
+      errors: [],
+    });
+    expect(r.body.data.upsertAssets.assets.map((a: any) => [a.id, a.displayName, a.geometry?.type])).toEqual([
+      ['W-NEW-1', 'New 1', 'Point'],
+      ['W-100-1-1', 'Renamed', 'Point'], // geometry kept when none is given
+    ]);
+  });
+
+  it('writes nothing when any asset is bad, and says which', async () => {
+    const before = await t.database.db
+      .selectFrom('assets')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    const r = await t.graphql<any>(
+      UPSERT,
+      {
+        input: {
+          profile: 'well',
+          assets: [
+            { id: 'W-NEW-2', properties: { name: 'Fine' } },
+            { id: 'W-NEW-3', properties: { name: 'Bad', depth: 'deep', colour: 'red' } },
+            {
+              id: 'W-NEW-4',
+              properties: { name: 'Bad geometry' },
+              geometry: { type: 'Point', coordinates: [500, 0] },
+            },
+          ],
+        },
+      },
+      demo,
+    );
+    expect(r.body.data.upsertAssets.assets).toBeNull();
+    expect(r.body.data.upsertAssets.errors[0].type).toBe('INVALID_INPUT');
+    expect(r.body.data.upsertAssets.errors[0].message).toMatch(/assets\[1\].*depth/);
+    expect(r.body.data.upsertAssets.errors[0].message).toMatch(/colour/);
+    expect(r.body.data.upsertAssets.errors[0].message).toMatch(/assets\[2\]/);
+    const after = await t.database.db
+      .selectFrom('assets')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(after.n).toBe(before.n);
+  });
+
+  it('soft-deletes through the profile’s deleted property, and hard-deletes on request', async () => {
+    const soft = await t.graphql<any>(DELETE, { input: { profile: 'well', ids: ['W-NEW-1'] } }, demo);
+    expect(soft.body.data.deleteAssets).toEqual({ deleted: 1, errors: [] });
+    const gone = await t.graphql<any>(
+      '{ assets(profile: "well") { byId(id: "W-NEW-1") { isDeleted properties(only: ["abandoned"]) } } }',
+      {},
+      demo,
+    );
+    expect(gone.body.data.assets.byId).toEqual({ isDeleted: true, properties: { abandoned: true } });
+    const hard = await t.graphql<any>(
+      DELETE,
+      { input: { profile: 'well', ids: ['W-NEW-1'], hard: true } },
+      demo,
+    );
+    expect(hard.body.data.deleteAssets.deleted).toBe(1);
+    const none = await t.graphql<any>('{ assets(profile: "well") { byId(id: "W-NEW-1") { id } } }', {}, demo);
+    expect(none.body.data.assets.byId).toBeNull();
+  });
+
+  it('keeps writes inside the caller’s group', async () => {
+    const r = await t.graphql<any>(
+      UPSERT,
+      { input: { profile: 'site', assets: [{ id: 'S-100', properties: { name: 'East copy' } }] } },
+      east,
+    );
+    expect(r.body.data.upsertAssets).toMatchObject({ inserted: 1, updated: 0 });
+    const demoSite = await t.graphql<any>(
+      '{ assets(profile: "site") { byId(id: "S-100") { displayName } } }',
+      {},
+      demo,
+    );
+    expect(demoSite.body.data.assets.byId.displayName).toBe('Red Deer Field');
+  });
+});

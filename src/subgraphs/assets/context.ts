@@ -1,9 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { BaseContext } from '../../shared/subgraph.ts';
+import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetLoaders } from './loaders.ts';
 
 export interface AssetsContext extends BaseContext {
   db: Kysely<Tables>;
+  /** The pool behind `db`, for bulk writes (COPY on PostgreSQL). */
+  database: Pick<Database, 'db' | 'pool' | 'engine'>;
   loaders: AssetLoaders;
 }

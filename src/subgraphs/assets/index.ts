@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { createSubgraph } from '../../shared/subgraph.ts';
+import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetsContext } from './context.ts';
 import { createAssetLoaders } from './loaders.ts';
@@ -13,6 +14,7 @@ export const assetsTypeDefs = readFileSync(new URL('./schema.graphql', import.me
 
 export interface AssetsDeps {
   db: Kysely<Tables>;
+  database: Pick<Database, 'db' | 'pool' | 'engine'>;
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
@@ -30,6 +32,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     extendContext: (base) => ({
       ...base,
       db: deps.db,
+      database: deps.database,
       loaders: createAssetLoaders(deps.db, base.identity.userGroup ?? ''),
     }),
   });

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import type { Resolvers } from '../../__generated__/assets.ts';
+import type { AssetErrorType, Resolvers } from '../../__generated__/assets.ts';
 import {
   type Connection,
   decodeCursor,
@@ -14,6 +14,8 @@ import type { AssetsContext } from './context.ts';
 import { compileFilter } from './filters/compile.ts';
 import { type AssetFilterInput, FilterError } from './filters/types.ts';
 import { bboxOf } from './geometry.ts';
+import { deleteAssets, upsertAssets } from './import/upsert.ts';
+import { type AssetImportRow, prepareProfile, validateAsset } from './import/validate.ts';
 import type { EffectiveProfile, ExtensionDocument } from './profiles/definition.ts';
 import { displayNameOf } from './profiles/display-name.ts';
 import {
@@ -28,6 +30,8 @@ const MAX_PROFILE_PAGE = 500;
 const ASSET_PAGE = 100;
 /** The largest page of assets (docs/schema.md); larger requests get a clear error. */
 export const MAX_ASSET_PAGE = 1000;
+/** The most assets one upsertAssets or deleteAssets call takes (docs/schema.md). */
+export const MAX_WRITE_BATCH = 1000;
 
 /** The subject type under which issues point at assets. */
 export const ASSET_SUBJECT_TYPE = 'asset';
@@ -211,6 +215,84 @@ export const resolvers: Resolvers = {
     updateAssetProfileViewConfiguration: later('updateAssetProfileViewConfiguration'),
     updateAssetProfileViewLayout: later('updateAssetProfileViewLayout'),
     updateAssetProfileAssetConversionConfiguration: later('updateAssetProfileAssetConversionConfiguration'),
+    upsertAssets: async (_root, { input, correlationId }, ctx) => {
+      const cid = correlationId ?? ctx.requestId;
+      const fail = (type: AssetErrorType, message: string) => ({
+        assets: null,
+        inserted: 0,
+        updated: 0,
+        deleted: 0,
+        correlationId: cid,
+        errors: [{ type, message }],
+      });
+      if (!isAuthenticated(ctx.identity)) return fail('UNAUTHENTICATED', 'Sign in to write assets.');
+      if (input.assets.length > MAX_WRITE_BATCH) {
+        return fail(
+          'INVALID_INPUT',
+          `At most ${MAX_WRITE_BATCH} assets per call; use assetql import for more.`,
+        );
+      }
+      const profile = await ctx.loaders.profile.load(input.profile);
+      if (!profile) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
+      const prepared = prepareProfile(profile);
+      const rows: AssetImportRow[] = [];
+      const seen = new Set<string>();
+      const problems: string[] = [];
+      for (const [i, a] of input.assets.entries()) {
+        if (seen.has(a.id)) problems.push(`assets[${i}]: id ${a.id} is given twice`);
+        seen.add(a.id);
+        const checked = validateAsset(prepared, {
+          id: a.id,
+          properties: a.properties ?? {},
+          geometry: a.geometry ?? undefined,
+        });
+        if (checked.ok) rows.push(checked.row);
+        else problems.push(...checked.errors.map((e) => `assets[${i}]: ${e}`));
+      }
+      if (problems.length) return fail('INVALID_INPUT', problems.slice(0, 20).join('; '));
+      const result = await upsertAssets(ctx.database, ctx.identity.userGroup, input.profile, rows, {
+        method: 'insert',
+      });
+      for (const r of rows) ctx.loaders.asset.clear({ profile: input.profile, id: r.id });
+      const stored = await ctx.loaders.asset.loadMany(
+        rows.map((r) => ({ profile: input.profile, id: r.id })),
+      );
+      return {
+        assets: stored.filter((a): a is AssetRow => a !== null && !(a instanceof Error)),
+        inserted: result.inserted,
+        updated: result.updated,
+        deleted: 0,
+        correlationId: cid,
+        errors: [],
+      };
+    },
+    deleteAssets: async (_root, { input, correlationId }, ctx) => {
+      const cid = correlationId ?? ctx.requestId;
+      const fail = (type: AssetErrorType, message: string) => ({
+        assets: null,
+        inserted: 0,
+        updated: 0,
+        deleted: 0,
+        correlationId: cid,
+        errors: [{ type, message }],
+      });
+      if (!isAuthenticated(ctx.identity)) return fail('UNAUTHENTICATED', 'Sign in to delete assets.');
+      if (input.ids.length > MAX_WRITE_BATCH)
+        return fail('INVALID_INPUT', `At most ${MAX_WRITE_BATCH} ids per call.`);
+      const profile = await ctx.loaders.profile.load(input.profile);
+      if (!profile) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
+      const { deleted } = await deleteAssets(
+        ctx.database,
+        ctx.identity.userGroup,
+        input.profile,
+        [...new Set(input.ids)],
+        {
+          hard: input.hard ?? false,
+          isDeletedProperty: profile.document.isDeletedProperty,
+        },
+      );
+      return { assets: null, inserted: 0, updated: 0, deleted, correlationId: cid, errors: [] };
+    },
     createAssetFilter: later('createAssetFilter'),
     updateAssetFilter: later('updateAssetFilter'),
   },

@@ -205,7 +205,11 @@ export async function deleteAssets(
   group: string,
   profile: string,
   ids: readonly string[],
-  options: { hard?: boolean } = {},
+  options: {
+    hard?: boolean;
+    /** The profile's deleted property: a soft delete also sets it, so the flag survives recomputation. */
+    isDeletedProperty?: string | null;
+  } = {},
 ): Promise<{ deleted: number }> {
   if (ids.length === 0) return { deleted: 0 };
   return database.db.transaction().execute(async (trx) => {
@@ -221,7 +225,16 @@ export async function deleteAssets(
             .executeTakeFirst()
         : await trx
             .updateTable('assets')
-            .set({ is_deleted: true, modified_at: sql<Date>`now()` })
+            .set({
+              is_deleted: true,
+              modified_at: sql<Date>`now()`,
+              ...(options.isDeletedProperty
+                ? {
+                    properties:
+                      sql`jsonb_set(properties, array[${options.isDeletedProperty}::text], 'true'::jsonb)` as never,
+                  }
+                : {}),
+            })
             .where('user_group', '=', group)
             .where('profile', '=', profile)
             .where('id', '=', sql<string>`any(${slice}::text[])`)

@@ -1,0 +1,224 @@
+import { statSync } from 'node:fs';
+import { Presets, SingleBar } from 'cli-progress';
+import { type Command, Option } from 'commander';
+import { profilesWithExtensions } from '../../subgraphs/assets/assets.repository.ts';
+import {
+  formatOf,
+  IMPORT_FORMATS,
+  ImportFileError,
+  type ReadItem,
+  readAssets,
+} from '../../subgraphs/assets/import/readers.ts';
+import { upsertAssets } from '../../subgraphs/assets/import/upsert.ts';
+import {
+  type AssetImportRow,
+  type PreparedProfile,
+  prepareProfile,
+  validateAsset,
+} from '../../subgraphs/assets/import/validate.ts';
+import { effectiveProfile } from '../../subgraphs/assets/profiles/definition.ts';
+import { demoCommands } from './demo.ts';
+import { withDatabase } from './users.ts';
+
+/** Registers `assetql import` and `assetql demo generate`. */
+export function importCommands(cli: Command): void {
+  cli
+    .command('import <file>')
+    .description(
+      'import assets of one profile from a CSV, GeoJSON or NDJSON file: every row is validated first; ' +
+        'if any is bad, a JSON line per bad row is printed, nothing is written and the exit code is 1; ' +
+        'otherwise all rows are upserted in one transaction and a JSON summary is printed',
+    )
+    .requiredOption('--profile <profile>', 'the profile every row belongs to')
+    .requiredOption('--group <group>', 'the group (tenant) to import into')
+    .addOption(
+      new Option('--format <format>', 'the file format (default: from the extension)').choices(
+        IMPORT_FORMATS,
+      ),
+    )
+    .option(
+      '--dataset <dataset>',
+      'the dataset the rows come from; only recorded in the summary for now (datasets are planned)',
+    )
+    .addHelpText(
+      'after',
+      `
+Formats:
+  csv      header row; an "id" column, a column per property, and optionally "geometry"
+           (GeoJSON text) or "longitude" and "latitude" (a point). An empty cell is absent.
+  geojson  a FeatureCollection (.geojson, .json); feature.id or properties.id is the id.
+  ndjson   one {"id", "properties", "geometry"} object per line (.ndjson, .jsonl).
+An existing asset's properties are replaced; its geometry is kept when the row has none.`,
+    )
+    .action(
+      async (file: string, o: { profile: string; group: string; format?: string; dataset?: string }) => {
+        try {
+          await importFile(file, o);
+        } catch (e) {
+          if (!(e instanceof ImportFileError)) throw e;
+          process.stderr.write(`assetql import: ${e.message}\n`);
+          process.exitCode = 1;
+        }
+      },
+    );
+
+  demoCommands(cli);
+}
+
+async function importFile(
+  file: string,
+  o: { profile: string; group: string; format?: string; dataset?: string },
+): Promise<void> {
+  const format = formatOf(file, o.format);
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (e) {
+    throw new ImportFileError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  await withDatabase(async (database) => {
+    const started = performance.now();
+    const [row] = await profilesWithExtensions(database.db, o.group, [o.profile]);
+    if (!row) throw new ImportFileError(`group "${o.group}" has no profile "${o.profile}"`);
+    const profile = prepareProfile(effectiveProfile(row, row.extensions));
+    const read = (onBytes?: (n: number) => void) =>
+      readAssets(file, format, { propertyNames: new Set(profile.definitions.keys()), onBytes });
+    const source = format === 'csv' ? 'text' : 'json';
+
+    // Pass 1: validate everything, reporting every bad row; nothing is kept in memory but ids.
+    const checking = progress('validating', size, 'bytes');
+    const pending: string[] = [];
+    const report = (line: string) => (checking.active ? pending.push(line) : process.stdout.write(line));
+    const seen = new Map<string, number>();
+    let rows = 0;
+    let bad = 0;
+    for await (const item of read(checking.update)) {
+      rows++;
+      const errors = check(profile, item, source, seen);
+      if (errors) {
+        bad++;
+        report(
+          `${JSON.stringify({
+            line: item.line,
+            ...(item.feature !== undefined ? { feature: item.feature } : {}),
+            id: typeof item.asset.id === 'string' ? item.asset.id : null,
+            errors,
+          })}\n`,
+        );
+      }
+    }
+    checking.stop();
+    for (const line of pending) process.stdout.write(line);
+    if (bad > 0) {
+      process.stderr.write(
+        `assetql import: ${bad} of ${rows} ${rows === 1 ? 'row is' : 'rows are'} invalid; nothing was written\n`,
+      );
+      process.exitCode = 1;
+      return;
+    }
+    seen.clear();
+
+    // Pass 2: read again and stream the rows into one transaction.
+    const writing = progress('writing', rows, 'rows');
+    async function* valid(): AsyncGenerator<AssetImportRow> {
+      for await (const item of read()) {
+        const r = validateAsset(profile, item.asset, { source });
+        if (!r.ok) throw new ImportFileError(`the file changed while importing (line ${item.line})`);
+        yield r.row;
+      }
+    }
+    let result: Awaited<ReturnType<typeof upsertAssets>>;
+    try {
+      result = await upsertAssets(database, o.group, o.profile, valid(), {
+        onProgress: (n) => {
+          writing.update(n);
+          if (n === rows && writing.active && database.engine === 'postgres') {
+            // COPY is done: one INSERT ... SELECT remains, without progress of its own.
+            writing.stop();
+            process.stderr.write('merging into assets...\n');
+          }
+        },
+      });
+    } finally {
+      writing.stop();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          profile: o.profile,
+          group: o.group,
+          dataset: o.dataset ?? null,
+          format,
+          rows: result.rows,
+          inserted: result.inserted,
+          updated: result.updated,
+          method: result.method,
+          seconds: round(seconds),
+          rowsPerSecond: Math.round(result.rows / Math.max(seconds, 1e-3)),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  });
+}
+
+function check(
+  profile: PreparedProfile,
+  item: ReadItem,
+  source: 'text' | 'json',
+  seen: Map<string, number>,
+): string[] | undefined {
+  const r = validateAsset(profile, item.asset, { source });
+  const errors = r.ok ? [] : r.errors;
+  const id = item.asset.id;
+  if (typeof id === 'string' && id !== '') {
+    const first = seen.get(id);
+    if (first !== undefined) errors.push(`id: also on line ${first}`);
+    else seen.set(id, item.line);
+  }
+  return errors.length > 0 ? errors : undefined;
+}
+
+export interface Progress {
+  /** True when a bar is drawn (stderr is a terminal). */
+  readonly active: boolean;
+  update(value: number): void;
+  stop(): void;
+}
+
+/** A progress bar on stderr, only when stderr is a terminal; otherwise does nothing. */
+export function progress(label: string, total: number, unit: 'rows' | 'bytes'): Progress {
+  if (!process.stderr.isTTY) return { active: false, update() {}, stop() {} };
+  const human = (v: number) => (unit === 'bytes' ? `${(v / 1048576).toFixed(1)} MB` : String(v));
+  const bar = new SingleBar(
+    {
+      stream: process.stderr,
+      format: `${label.padEnd(10)} [{bar}] {percentage}% | {done}/{all} | {rate}/s | ETA {eta_formatted}`,
+      hideCursor: true,
+      fps: 5,
+      etaBuffer: 20,
+    },
+    Presets.shades_classic,
+  );
+  const start = performance.now();
+  bar.start(Math.max(total, 1), 0, { done: human(0), all: human(total), rate: '-' });
+  let stopped = false;
+  return {
+    active: true,
+    update(value: number) {
+      const s = (performance.now() - start) / 1000;
+      bar.update(value, { done: human(value), rate: s > 0 ? human(Math.round(value / s)) : '-' });
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      bar.stop();
+    },
+  };
+}
+
+export function round(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
