@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { assetsBench, assetsMarkdown } from './assets.ts';
 import { authBench, authMarkdown } from './auth.ts';
 
 /**
@@ -22,6 +23,13 @@ if (wanted('auth')) {
   const r = await authBench({ quick });
   results.auth = r;
   sections.push(authMarkdown(r));
+}
+
+if (wanted('assets')) {
+  process.stderr.write('bench: assets…\n');
+  const r = await assetsBench({ quick });
+  results.assets = r;
+  sections.push(assetsMarkdown(r));
 }
 
 const dir = join(import.meta.dirname, 'results');

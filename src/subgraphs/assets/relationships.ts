@@ -111,15 +111,18 @@ async function lookup(
   } else {
     return [];
   }
+  // No ORDER BY ... LIMIT inside the join: with one, the planner walks the primary key in id
+  // order and tests every asset against each value; without, it probes the GIN index (or the
+  // primary key) per value, and the cap applies afterwards.
   const { rows } = await sql<AssetRow & { value_index: number }>`
-    select ${columns}, (v.ord - 1)::int as value_index
-    from jsonb_array_elements(${json}::jsonb) with ordinality as v(value, ord)
-    cross join lateral (
-      select t.* from assets t
-      where t.user_group = ${group} and t.profile = ${profile} and ${match}
-      order by t.id
-      limit ${MAX_RELATED}
-    ) t`.execute(db);
+    select * from (
+      select ${columns}, (v.ord - 1)::int as value_index,
+        row_number() over (partition by v.ord order by t.id) as rank
+      from jsonb_array_elements(${json}::jsonb) with ordinality as v(value, ord)
+      join assets t on t.user_group = ${group} and t.profile = ${profile} and ${match}
+    ) matched
+    where rank <= ${MAX_RELATED}
+    order by value_index, id`.execute(db);
   return rows;
 }
 

@@ -6,6 +6,9 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../../../storage/database.ts';
 import type { AssetImportRow } from './validate.ts';
 
+/** Loads at least this large refresh the table's planner statistics. */
+export const ANALYZE_AFTER_ROWS = 10_000;
+
 export interface UpsertOptions {
   /**
    * `copy`: `COPY ... FROM STDIN` into a temporary staging table, then one
@@ -60,6 +63,10 @@ export async function upsertAssets(
         ? await viaCopy(client, group, profile, rows, options)
         : await viaInsert(client, group, profile, rows, options);
     await client.query('commit');
+    // After a bulk load the planner's statistics are stale (it would estimate a handful of
+    // rows and sort a whole profile instead of walking the key); refresh them at once rather
+    // than wait for autovacuum.
+    if (counts.rows >= ANALYZE_AFTER_ROWS) await client.query('analyze assets');
     return { ...counts, method };
   } catch (e) {
     try {
