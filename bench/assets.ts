@@ -67,7 +67,8 @@ export async function assetsBench(options: { quick: boolean }): Promise<AssetsBe
       for (const [name, q] of Object.entries(shapes)) {
         step(`round ${r + 1}: ${name}`);
         const s = await sample({ request: post(q), seconds, concurrency: 4 });
-        const acc = (runs[name] ??= { p50: [], p95: [], rps: [], failures: 0 });
+        runs[name] ??= { p50: [], p95: [], rps: [], failures: 0 };
+        const acc = runs[name];
         acc.p50.push(s.p50);
         acc.p95.push(s.p95);
         acc.rps.push(s.rps);

@@ -92,7 +92,6 @@ async function openExplorer(context: BrowserContext, query?: string) {
 /** The text Monaco shows in an editor (it renders spaces as no-break spaces). */
 async function editorText(page: Page, selector: string) {
   const lines = page.locator(`${selector} .monaco-editor .view-lines`).first();
-  // biome-ignore lint/performance/useDomNodeTextContent: Monaco draws each line in its own div; innerText keeps the line breaks.
   const text = await lines.innerText();
   return text.replaceAll('\u00a0', ' ');
 }

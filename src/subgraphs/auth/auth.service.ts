@@ -284,7 +284,7 @@ export class AuthService {
       .selectAll()
       .where('id_hash', '=', hash)
       .executeTakeFirst();
-    if (!pending || pending.kind !== 'challenge' || pending.expires_at_hard <= now) {
+    if (pending?.kind !== 'challenge' || pending.expires_at_hard <= now) {
       return fail('CHALLENGE_EXPIRED', 'The sign-in expired; sign in again.');
     }
     if (pending.challenge_name !== mfaType) {
