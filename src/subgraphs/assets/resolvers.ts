@@ -154,6 +154,16 @@ async function profileOf(ctx: AssetsContext, asset: AssetRow) {
   return ctx.loaders.profile.load(asset.profile);
 }
 
+/** The failed shape of upsertAssets and deleteAssets: no payload, one typed error. */
+const writeFailure = (correlationId: string) => (type: AssetErrorType, message: string) => ({
+  assets: null,
+  inserted: 0,
+  updated: 0,
+  deleted: 0,
+  correlationId,
+  errors: [{ type, message }],
+});
+
 const missingInput = { ok: false as const, type: 'INVALID_INPUT' as const, message: 'input is required.' };
 
 /** Runs a profile change and shapes its result (spec §7.2: errors as data, payload null on failure). */
@@ -217,14 +227,7 @@ export const resolvers: Resolvers = {
     updateAssetProfileAssetConversionConfiguration: later('updateAssetProfileAssetConversionConfiguration'),
     upsertAssets: async (_root, { input, correlationId }, ctx) => {
       const cid = correlationId ?? ctx.requestId;
-      const fail = (type: AssetErrorType, message: string) => ({
-        assets: null,
-        inserted: 0,
-        updated: 0,
-        deleted: 0,
-        correlationId: cid,
-        errors: [{ type, message }],
-      });
+      const fail = writeFailure(cid);
       if (!isAuthenticated(ctx.identity)) return fail('UNAUTHENTICATED', 'Sign in to write assets.');
       if (input.assets.length > MAX_WRITE_BATCH) {
         return fail(
@@ -268,14 +271,7 @@ export const resolvers: Resolvers = {
     },
     deleteAssets: async (_root, { input, correlationId }, ctx) => {
       const cid = correlationId ?? ctx.requestId;
-      const fail = (type: AssetErrorType, message: string) => ({
-        assets: null,
-        inserted: 0,
-        updated: 0,
-        deleted: 0,
-        correlationId: cid,
-        errors: [{ type, message }],
-      });
+      const fail = writeFailure(cid);
       if (!isAuthenticated(ctx.identity)) return fail('UNAUTHENTICATED', 'Sign in to delete assets.');
       if (input.ids.length > MAX_WRITE_BATCH)
         return fail('INVALID_INPUT', `At most ${MAX_WRITE_BATCH} ids per call.`);
