@@ -1,4 +1,5 @@
 import { createGatewayRuntime, type GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import { GraphQLError } from 'graphql';
 import type { Config } from '../config/index.ts';
 import {
   correlationIdFrom,
@@ -104,7 +105,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     graphiql: false,
     logging: process.env.ASSETQL_DEBUG_GATEWAY ? 'debug' : false,
-    maskedErrors: !process.env.ASSETQL_DEBUG_GATEWAY,
+    // Errors that are not GraphQL errors (a subgraph unreachable, a bug here) are logged in
+    // full and shown as a generic message; the correlation id is added below.
+    maskedErrors: {
+      maskError(error, message) {
+        const original = (error as { originalError?: unknown }).originalError ?? error;
+        if (
+          error instanceof Error &&
+          error.name === 'GraphQLError' &&
+          !(original instanceof Error && original.name !== 'GraphQLError')
+        ) {
+          return error;
+        }
+        log.error({ err: original }, 'unexpected error at the gateway');
+        return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      },
+    },
     // We make the correlation id (propagateHeaders forwards it); Hive's own would replace it
     // towards the subgraphs with a second UUID whenever the client sent none.
     requestId: false,
