@@ -211,21 +211,8 @@ export async function putExtension(
     const all = await loadAll(trx, group);
     const p = all.get(profile);
     if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
-    const layers = p.extensions
-      .filter((e) => e !== extension)
-      .map((e) => ({ extension: e, definition: extensionDefinition(p, e) }));
     const ext = extensionOf(input);
-    layers.push({ extension, definition: ext as unknown as Record<string, unknown> });
-    const next = effectiveProfile(
-      {
-        user_group: group,
-        profile,
-        title: p.title,
-        owner_username: p.ownerUsername,
-        definition: p.document as unknown as Record<string, unknown>,
-      },
-      layers,
-    );
+    const next = withExtensions(p, extension, ext);
     all.set(profile, next);
     const problem = validateSet(all, [profile]);
     if (problem) return { ok: false, ...problem };
@@ -256,18 +243,7 @@ export async function removeExtension(
     if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
     if (!p.extensions.includes(extension))
       return { ok: false, type: 'NOT_FOUND', message: `Profile ${profile} has no extension ${extension}.` };
-    const next = effectiveProfile(
-      {
-        user_group: group,
-        profile,
-        title: p.title,
-        owner_username: p.ownerUsername,
-        definition: p.document as unknown as Record<string, unknown>,
-      },
-      p.extensions
-        .filter((e) => e !== extension)
-        .map((e) => ({ extension: e, definition: extensionDefinition(p, e) })),
-    );
+    const next = withExtensions(p, extension, null);
     all.set(profile, next);
     // Removing definitions may break this profile's display settings or another's relationship.
     const problem = validateSet(all, [profile]);
@@ -282,6 +258,31 @@ export async function removeExtension(
     await refreshAssets(trx, next);
     return { ok: true, profiles: [profile] };
   });
+}
+
+/**
+ * The profile with extension `name` replaced by `layer` (added when new), or removed when
+ * `layer` is null; the other layers stay as they are.
+ */
+function withExtensions(
+  p: EffectiveProfile,
+  name: string,
+  layer: ExtensionDocument | null,
+): EffectiveProfile {
+  const layers = p.extensions
+    .filter((e) => e !== name)
+    .map((e) => ({ extension: e, definition: extensionDefinition(p, e) }));
+  if (layer) layers.push({ extension: name, definition: layer as unknown as Record<string, unknown> });
+  return effectiveProfile(
+    {
+      user_group: p.userGroup,
+      profile: p.profile,
+      title: p.title,
+      owner_username: p.ownerUsername,
+      definition: p.document as unknown as Record<string, unknown>,
+    },
+    layers,
+  );
 }
 
 async function touch(trx: Db, group: string, profile: string) {
