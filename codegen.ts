@@ -27,6 +27,8 @@ const config: CodegenConfig = {
       AssetProfileRelationship: '../subgraphs/assets/profiles/definition.ts#EffectiveRelationship',
       AssetProfilePropertyMapping: '../subgraphs/assets/profiles/definition.ts#EffectivePropertyMap',
       Asset: '../subgraphs/assets/assets.repository.ts#AssetRow',
+      AssetSelectionFilter: '../subgraphs/assets/selection-filters.ts#SelectionFilterRow',
+      AssetSelectionFilterRelationship: '../subgraphs/assets/selection-filters.ts#SubProfile',
       AssetRelationshipOne: '../subgraphs/assets/relationships.ts#RelationshipOneView',
       AssetRelationshipMany: '../subgraphs/assets/relationships.ts#RelationshipManyView',
       Assets: '{ profile: string }',

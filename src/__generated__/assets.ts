@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { EffectiveProfile, EffectivePropertyDefinition, EffectiveRelationship, EffectivePropertyMap } from '../subgraphs/assets/profiles/definition.ts';
 import type { AssetRow } from '../subgraphs/assets/assets.repository.ts';
+import type { SelectionFilterRow, SubProfile } from '../subgraphs/assets/selection-filters.ts';
 import type { RelationshipOneView, RelationshipManyView } from '../subgraphs/assets/relationships.ts';
 import type { AssetsContext } from '../subgraphs/assets/context.ts';
 export type Maybe<T> = T | null;
@@ -1151,9 +1152,9 @@ export type ResolversTypes = ResolversObject<{
   AssetRelationship: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['AssetRelationship']>;
   AssetRelationshipMany: ResolverTypeWrapper<RelationshipManyView>;
   AssetRelationshipOne: ResolverTypeWrapper<RelationshipOneView>;
-  AssetSelectionFilter: ResolverTypeWrapper<Omit<AssetSelectionFilter, 'assetProfile' | 'assets'> & { assetProfile: ResolversTypes['AssetProfile'], assets?: Maybe<ResolversTypes['AssetsConnection']> }>;
+  AssetSelectionFilter: ResolverTypeWrapper<SelectionFilterRow>;
   AssetSelectionFilterAudit: ResolverTypeWrapper<AssetSelectionFilterAudit>;
-  AssetSelectionFilterRelationship: ResolverTypeWrapper<AssetSelectionFilterRelationship>;
+  AssetSelectionFilterRelationship: ResolverTypeWrapper<SubProfile>;
   AssetSelectionFilterRelationshipInput: AssetSelectionFilterRelationshipInput;
   Assets: ResolverTypeWrapper<{ profile: string }>;
   AssetsConnection: ResolverTypeWrapper<Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversTypes['AssetEdge']>>> }>;
@@ -1242,9 +1243,9 @@ export type ResolversParentTypes = ResolversObject<{
   AssetRelationship: ResolversUnionTypes<ResolversParentTypes>['AssetRelationship'];
   AssetRelationshipMany: RelationshipManyView;
   AssetRelationshipOne: RelationshipOneView;
-  AssetSelectionFilter: Omit<AssetSelectionFilter, 'assetProfile' | 'assets'> & { assetProfile: ResolversParentTypes['AssetProfile'], assets?: Maybe<ResolversParentTypes['AssetsConnection']> } | FederationReferenceTypes['AssetSelectionFilter'];
+  AssetSelectionFilter: SelectionFilterRow;
   AssetSelectionFilterAudit: AssetSelectionFilterAudit;
-  AssetSelectionFilterRelationship: AssetSelectionFilterRelationship;
+  AssetSelectionFilterRelationship: SubProfile;
   AssetSelectionFilterRelationshipInput: AssetSelectionFilterRelationshipInput;
   Assets: { profile: string };
   AssetsConnection: Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversParentTypes['AssetEdge']>>> };

@@ -144,6 +144,21 @@ export interface FederatedIdentitiesTable {
   last_signed_in_at: Timestamp | null;
 }
 
+export interface AssetFiltersTable {
+  user_group: string;
+  id: string;
+  display_name: string;
+  description: string | null;
+  profile: string;
+  filter: Json<Record<string, unknown> | null> | null;
+  sub_profiles: Json<unknown[]>;
+  version: Generated<number>;
+  created_at: DefaultTimestamp;
+  created_by: string;
+  updated_at: DefaultTimestamp;
+  updated_by: string;
+}
+
 export interface Tables {
   asset_profiles: AssetProfilesTable;
   asset_profile_extensions: AssetProfileExtensionsTable;
@@ -158,4 +173,5 @@ export interface Tables {
   outbox: OutboxTable;
   auth_events: AuthEventsTable;
   federated_identities: FederatedIdentitiesTable;
+  asset_filters: AssetFiltersTable;
 }

@@ -12,7 +12,7 @@ import { isAuthenticated } from '../../shared/identity.ts';
 import { type AssetRow, listAssets, listProfiles } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
 import { compileFilter } from './filters/compile.ts';
-import { type AssetFilterInput, FilterError } from './filters/types.ts';
+import { type AssetFilterInput, FilterError, type ProfileLookup } from './filters/types.ts';
 import { bboxOf } from './geometry.ts';
 import { deleteAssets, upsertAssets } from './import/upsert.ts';
 import { type AssetImportRow, prepareProfile, validateAsset } from './import/validate.ts';
@@ -24,6 +24,13 @@ import {
   removeExtension,
   updateProfile,
 } from './profiles/profiles.service.ts';
+import {
+  createSelectionFilter,
+  type FilterOutcome,
+  type SubProfileInput,
+  selectionFiltersOf,
+  updateSelectionFilter,
+} from './selection-filters.ts';
 
 const PROFILE_PAGE = 100;
 const MAX_PROFILE_PAGE = 500;
@@ -67,11 +74,8 @@ interface AssetArgs {
   filter?: unknown;
 }
 
-/**
- * Compiles an AssetFilter for `profile`; an invalid one is a BAD_USER_INPUT error naming the
- * offending path. Relationship predicates may reach any profile of the group, so all load.
- */
-async function compiledFilter(ctx: AssetsContext, profile: string, filter: unknown) {
+/** Every profile of the caller's group: relationship predicates may reach any of them. */
+async function allProfiles(ctx: AssetsContext): Promise<Map<string, EffectiveProfile>> {
   const { userGroup } = tenant(ctx);
   const names = await ctx.db
     .selectFrom('asset_profiles')
@@ -79,11 +83,44 @@ async function compiledFilter(ctx: AssetsContext, profile: string, filter: unkno
     .where('user_group', '=', userGroup)
     .execute();
   const loaded = await ctx.loaders.profile.loadMany(names.map((n) => n.profile));
-  const all = new Map(
+  return new Map(
     loaded
       .filter((p): p is EffectiveProfile => p !== null && !(p instanceof Error))
       .map((p) => [p.profile, p]),
   );
+}
+
+async function filterMutation(
+  ctx: AssetsContext,
+  correlationId: string | null | undefined,
+  change: (group: string, username: string, profiles: ProfileLookup) => Promise<FilterOutcome>,
+) {
+  const cid = correlationId ?? ctx.requestId;
+  if (!isAuthenticated(ctx.identity)) {
+    return {
+      assetFilter: null,
+      correlationId: cid,
+      errors: [{ type: 'UNAUTHENTICATED' as const, message: 'Sign in to save asset filters.' }],
+    };
+  }
+  const all = await allProfiles(ctx);
+  const outcome = await change(ctx.identity.userGroup, ctx.identity.username, (n) => all.get(n) ?? null);
+  if (!outcome.ok)
+    return {
+      assetFilter: null,
+      correlationId: cid,
+      errors: [{ type: outcome.type, message: outcome.message }],
+    };
+  return { assetFilter: outcome.row, correlationId: cid, errors: [] };
+}
+
+/**
+ * Compiles an AssetFilter for `profile`; an invalid one is a BAD_USER_INPUT error naming the
+ * offending path. Relationship predicates may reach any profile of the group, so all load.
+ */
+async function compiledFilter(ctx: AssetsContext, profile: string, filter: unknown) {
+  const { userGroup } = tenant(ctx);
+  const all = await allProfiles(ctx);
   const target = all.get(profile);
   if (!target)
     throw new GraphQLError(`There is no profile ${profile}.`, { extensions: { code: 'BAD_USER_INPUT' } });
@@ -201,8 +238,9 @@ export const resolvers: Resolvers = {
       tenant(ctx);
       return (await ctx.loaders.profile.load(profile)) ? { profile } : null;
     },
-    assetFilters: later('assetFilters'),
-    assetFilter: later('assetFilter'),
+    assetFilters: async (_root, _args, ctx) => selectionFiltersOf(ctx.db, tenant(ctx).userGroup),
+    assetFilter: async (_root, { id }, ctx) =>
+      (await selectionFiltersOf(ctx.db, tenant(ctx).userGroup, [id]))[0] ?? null,
     assetFilterDownloads: later('assetFilterDownloads'),
   },
   Mutation: {
@@ -289,8 +327,34 @@ export const resolvers: Resolvers = {
       );
       return { assets: null, inserted: 0, updated: 0, deleted, correlationId: cid, errors: [] };
     },
-    createAssetFilter: later('createAssetFilter'),
-    updateAssetFilter: later('updateAssetFilter'),
+    createAssetFilter: (_root, { input, correlationId }, ctx) =>
+      filterMutation(ctx, correlationId, (group, username, profiles) =>
+        createSelectionFilter(
+          ctx.db,
+          group,
+          username,
+          {
+            ...input,
+            subProfiles: input.subProfiles as SubProfileInput[],
+            filter: input.filter as AssetFilterInput | null,
+          },
+          profiles,
+        ),
+      ),
+    updateAssetFilter: (_root, { input, correlationId }, ctx) =>
+      filterMutation(ctx, correlationId, (group, username, profiles) =>
+        updateSelectionFilter(
+          ctx.db,
+          group,
+          username,
+          {
+            ...input,
+            filter: input.filter as AssetFilterInput | null | undefined,
+            subProfiles: input.subProfiles as SubProfileInput[] | null | undefined,
+          },
+          profiles,
+        ),
+      ),
   },
   AssetProfiles: {
     all: async (_root, { first, after }, ctx) => {
@@ -425,6 +489,27 @@ export const resolvers: Resolvers = {
   AssetReference: {
     asset: (r, _args, ctx) =>
       isAuthenticated(ctx.identity) ? ctx.loaders.asset.load({ profile: r.profile, id: r.id }) : null,
+  },
+  AssetSelectionFilter: {
+    __resolveReference: async (ref: { id: string }, ctx: AssetsContext) =>
+      isAuthenticated(ctx.identity)
+        ? ((await selectionFiltersOf(ctx.db, ctx.identity.userGroup, [ref.id]))[0] ?? null)
+        : null,
+    displayName: (f) => f.display_name,
+    assetProfile: async (f, _args, ctx) => {
+      const p = await ctx.loaders.profile.load(f.profile);
+      if (!p) throw new Error(`asset filter ${f.id} points at missing profile ${f.profile}`);
+      return p;
+    },
+    subProfiles: (f) => f.sub_profiles,
+    audit: (f) => ({
+      createdAt: f.created_at,
+      createdBy: f.created_by,
+      updatedAt: f.updated_at,
+      updatedBy: f.updated_by,
+      version: f.version,
+    }),
+    assets: (f, args, ctx) => assetConnection(ctx, f.profile, { ...args, filter: f.filter ?? undefined }),
   },
   AssetRelationship: {
     __resolveType: (r) => r.__typename,

@@ -1,0 +1,212 @@
+import type { Kysely } from 'kysely';
+import type { AssetErrorType } from '../../__generated__/assets.ts';
+import type { Tables } from '../../storage/tables.ts';
+import type { AssetFilterInput, ProfileLookup } from './filters/types.ts';
+import { validateFilter } from './filters/validate.ts';
+import type { EffectiveProfile } from './profiles/definition.ts';
+
+/** A saved selection as stored: ids and names as given, predicates as JSON. */
+export interface SelectionFilterRow {
+  user_group: string;
+  id: string;
+  display_name: string;
+  description: string | null;
+  profile: string;
+  filter: Record<string, unknown> | null;
+  sub_profiles: SubProfile[];
+  version: number;
+  created_at: Date;
+  created_by: string;
+  updated_at: Date;
+  updated_by: string;
+}
+
+/** A related profile the selection reaches, with its own predicate (stored with its target). */
+export interface SubProfile {
+  relationship: string;
+  profile: string;
+  filter: Record<string, unknown> | null;
+  subProfiles: SubProfile[];
+}
+
+export interface SubProfileInput {
+  relationship: string;
+  filter?: AssetFilterInput | null;
+  subProfiles?: SubProfileInput[] | null;
+}
+
+export type FilterOutcome =
+  | { ok: true; row: SelectionFilterRow }
+  | { ok: false; type: AssetErrorType; message: string };
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const MAX_SUB_DEPTH = 4;
+
+/**
+ * Checks sub-profiles against the relationships of `profile`, recursively, and resolves each
+ * relationship's target profile so that the stored shape names it.
+ */
+function resolveSubProfiles(
+  profile: EffectiveProfile,
+  profiles: ProfileLookup,
+  inputs: readonly SubProfileInput[],
+  path: string,
+  depth = 1,
+): { ok: true; value: SubProfile[] } | { ok: false; type: AssetErrorType; message: string } {
+  if (depth > MAX_SUB_DEPTH)
+    return { ok: false, type: 'INVALID_INPUT', message: `${path}: nested deeper than ${MAX_SUB_DEPTH}.` };
+  const out: SubProfile[] = [];
+  for (const [i, s] of inputs.entries()) {
+    const at = `${path}[${i}]`;
+    const r = profile.relationships.find((x) => x.relationship === s.relationship);
+    const target = r ? profiles(r.profile) : null;
+    if (!r || !target) {
+      return {
+        ok: false,
+        type: 'INVALID_RELATIONSHIP',
+        message: `${at}.relationship: ${profile.profile} has no relationship ${s.relationship}.`,
+      };
+    }
+    const check = validateFilter(s.filter ?? null, target, profiles);
+    if (!check.ok) return { ok: false, type: 'INVALID_FILTER', message: `${at}.${check.message}` };
+    const nested = resolveSubProfiles(target, profiles, s.subProfiles ?? [], `${at}.subProfiles`, depth + 1);
+    if (!nested.ok) return nested;
+    out.push({
+      relationship: r.relationship,
+      profile: r.profile,
+      filter: (s.filter ?? null) as Record<string, unknown> | null,
+      subProfiles: nested.value,
+    });
+  }
+  return { ok: true, value: out };
+}
+
+export interface CreateFilter {
+  id: string;
+  displayName: string;
+  description?: string | null;
+  profile: string;
+  filter?: AssetFilterInput | null;
+  subProfiles: SubProfileInput[];
+}
+
+/** createAssetFilter: a taken id is DUPLICATE_ID (spec §7.3) and nothing changes. */
+export async function createSelectionFilter(
+  db: Kysely<Tables>,
+  group: string,
+  username: string,
+  input: CreateFilter,
+  profiles: ProfileLookup,
+): Promise<FilterOutcome> {
+  if (!ID.test(input.id))
+    return {
+      ok: false,
+      type: 'INVALID_INPUT',
+      message: 'id must be 1 to 128 letters, digits, ".", "_" or "-".',
+    };
+  const name = input.displayName.trim();
+  if (!name || name.length > 500)
+    return { ok: false, type: 'INVALID_INPUT', message: 'displayName must have 1 to 500 characters.' };
+  const profile = profiles(input.profile);
+  if (!profile) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${input.profile}.` };
+  const check = validateFilter(input.filter ?? null, profile, profiles);
+  if (!check.ok) return { ok: false, type: 'INVALID_FILTER', message: check.message };
+  const subs = resolveSubProfiles(profile, profiles, input.subProfiles, 'subProfiles');
+  if (!subs.ok) return subs;
+  const row = await db
+    .insertInto('asset_filters')
+    .values({
+      user_group: group,
+      id: input.id,
+      display_name: name,
+      description: input.description ?? null,
+      profile: input.profile,
+      filter: input.filter ? JSON.stringify(input.filter) : null,
+      sub_profiles: JSON.stringify(subs.value),
+      created_by: username,
+      updated_by: username,
+    })
+    .onConflict((oc) => oc.columns(['user_group', 'id']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!row)
+    return { ok: false, type: 'DUPLICATE_ID', message: `An asset filter ${input.id} already exists.` };
+  return { ok: true, row: row as SelectionFilterRow };
+}
+
+export interface UpdateFilter {
+  id: string;
+  displayName?: string | null;
+  description?: string | null;
+  filter?: AssetFilterInput | null;
+  subProfiles?: SubProfileInput[] | null;
+  expectedVersion?: number | null;
+}
+
+/** updateAssetFilter: fields given replace the stored ones; a stale expectedVersion is VERSION_CONFLICT. */
+export async function updateSelectionFilter(
+  db: Kysely<Tables>,
+  group: string,
+  username: string,
+  input: UpdateFilter,
+  profiles: ProfileLookup,
+): Promise<FilterOutcome> {
+  return db.transaction().execute(async (trx): Promise<FilterOutcome> => {
+    const current = await trx
+      .selectFrom('asset_filters')
+      .selectAll()
+      .where('user_group', '=', group)
+      .where('id', '=', input.id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) return { ok: false, type: 'NOT_FOUND', message: `There is no asset filter ${input.id}.` };
+    if (input.expectedVersion != null && input.expectedVersion !== current.version) {
+      return {
+        ok: false,
+        type: 'VERSION_CONFLICT',
+        message: `The filter is at version ${current.version}, not ${input.expectedVersion}; reload it.`,
+      };
+    }
+    const profile = profiles(current.profile);
+    if (!profile) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${current.profile}.` };
+    const changes: Record<string, unknown> = {};
+    if (input.displayName !== undefined) {
+      const name = input.displayName?.trim() ?? '';
+      if (!name || name.length > 500)
+        return { ok: false, type: 'INVALID_INPUT', message: 'displayName must have 1 to 500 characters.' };
+      changes.display_name = name;
+    }
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.filter !== undefined) {
+      const check = validateFilter(input.filter, profile, profiles);
+      if (!check.ok) return { ok: false, type: 'INVALID_FILTER', message: check.message };
+      changes.filter = input.filter ? JSON.stringify(input.filter) : null;
+    }
+    if (input.subProfiles !== undefined) {
+      const subs = resolveSubProfiles(profile, profiles, input.subProfiles ?? [], 'subProfiles');
+      if (!subs.ok) return subs;
+      changes.sub_profiles = JSON.stringify(subs.value);
+    }
+    const row = await trx
+      .updateTable('asset_filters')
+      .set({ ...changes, version: current.version + 1, updated_at: new Date(), updated_by: username })
+      .where('user_group', '=', group)
+      .where('id', '=', input.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ok: true, row: row as SelectionFilterRow };
+  });
+}
+
+export async function selectionFiltersOf(
+  db: Kysely<Tables>,
+  group: string,
+  ids?: readonly string[],
+): Promise<SelectionFilterRow[]> {
+  let q = db.selectFrom('asset_filters').selectAll().where('user_group', '=', group);
+  if (ids) {
+    if (ids.length === 0) return [];
+    q = q.where('id', 'in', ids);
+  }
+  return (await q.orderBy('id').execute()) as SelectionFilterRow[];
+}

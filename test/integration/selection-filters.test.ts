@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../src/demo/seed.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+let demo: Record<string, string>;
+let east: Record<string, string>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  await seedDemo(t.database.db, t.config);
+  demo = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
+  east = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo-east') };
+});
+afterAll(() => t.close());
+
+const FIELDS = `id displayName description profile assetProfile { profile } filter
+  subProfiles { relationship profile filter subProfiles { relationship } }
+  audit { createdBy updatedBy version createdAt updatedAt }`;
+const CREATE = `mutation($input: CreateAssetFilterInput!, $cid: String) {
+  createAssetFilter(input: $input, correlationId: $cid) { correlationId errors { type message } assetFilter { ${FIELDS} } } }`;
+const UPDATE = `mutation($input: UpdateAssetFilterInput!, $cid: String) {
+  updateAssetFilter(input: $input, correlationId: $cid) { correlationId errors { type message } assetFilter { ${FIELDS} } } }`;
+
+const producing = { property: { name: 'status', equals: 'producing' } };
+
+describe('asset selection filters (§2.6, §4.3)', () => {
+  it('creates a filter and echoes the correlation id', async () => {
+    const r = await t.graphql<any>(
+      CREATE,
+      {
+        input: {
+          id: 'producing-wells',
+          displayName: 'Producing wells',
+          profile: 'well',
+          filter: producing,
+          subProfiles: [
+            { relationship: 'facility', filter: { property: { name: 'kind', in: ['battery', 'plant'] } } },
+          ],
+        },
+        cid: 'c-1',
+      },
+      demo,
+    );
+    const result = r.body.data.createAssetFilter;
+    expect(result.correlationId).toBe('c-1');
+    expect(result.errors).toEqual([]);
+    expect(result.assetFilter).toMatchObject({
+      id: 'producing-wells',
+      displayName: 'Producing wells',
+      description: null,
+      profile: 'well',
+      assetProfile: { profile: 'well' },
+      filter: producing,
+      subProfiles: [{ relationship: 'facility', profile: 'facility', subProfiles: [] }],
+      audit: { createdBy: 'demo', updatedBy: 'demo', version: 1 },
+    });
+  });
+
+  it('answers DUPLICATE_ID with a null payload for an existing id (§7.3)', async () => {
+    const r = await t.graphql<any>(
+      CREATE,
+      {
+        input: { id: 'producing-wells', displayName: 'Again', profile: 'site', subProfiles: [] },
+        cid: 'c-2',
+      },
+      demo,
+    );
+    expect(r.body.data.createAssetFilter).toEqual({
+      correlationId: 'c-2',
+      assetFilter: null,
+      errors: [{ type: 'DUPLICATE_ID', message: 'An asset filter producing-wells already exists.' }],
+    });
+  });
+
+  it('refuses filters that do not fit, with typed errors', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ id: 'x1', displayName: 'x', profile: 'pump', subProfiles: [] }, 'NOT_FOUND'],
+      [
+        {
+          id: 'x2',
+          displayName: 'x',
+          profile: 'well',
+          filter: { property: { name: 'nope', equals: 1 } },
+          subProfiles: [],
+        },
+        'INVALID_FILTER',
+      ],
+      [
+        { id: 'x3', displayName: 'x', profile: 'well', subProfiles: [{ relationship: 'nope' }] },
+        'INVALID_RELATIONSHIP',
+      ],
+      [{ id: 'bad id!', displayName: 'x', profile: 'well', subProfiles: [] }, 'INVALID_INPUT'],
+    ];
+    for (const [input, type] of cases) {
+      const r = await t.graphql<any>(CREATE, { input }, demo);
+      expect(r.body.data.createAssetFilter, JSON.stringify(input)).toMatchObject({
+        assetFilter: null,
+        errors: [{ type }],
+      });
+    }
+    const listed = await t.graphql<any>('{ assetFilters { id } }', {}, demo);
+    expect(listed.body.data.assetFilters).toEqual([{ id: 'producing-wells' }]);
+  });
+
+  it('updates with optimistic concurrency', async () => {
+    const ok = await t.graphql<any>(
+      UPDATE,
+      {
+        input: {
+          id: 'producing-wells',
+          displayName: 'Producing, deep',
+          filter: { ...producing, and: [{ property: { name: 'depth', gt: 2000 } }] },
+          expectedVersion: 1,
+        },
+      },
+      demo,
+    );
+    expect(ok.body.data.updateAssetFilter.errors).toEqual([]);
+    expect(ok.body.data.updateAssetFilter.assetFilter).toMatchObject({
+      displayName: 'Producing, deep',
+      audit: { version: 2 },
+    });
+    const stale = await t.graphql<any>(
+      UPDATE,
+      { input: { id: 'producing-wells', displayName: 'Lost edit', expectedVersion: 1 }, cid: 'u-2' },
+      demo,
+    );
+    expect(stale.body.data.updateAssetFilter).toMatchObject({
+      correlationId: 'u-2',
+      assetFilter: null,
+      errors: [{ type: 'VERSION_CONFLICT' }],
+    });
+    const missing = await t.graphql<any>(UPDATE, { input: { id: 'nope', displayName: 'x' } }, demo);
+    expect(missing.body.data.updateAssetFilter.errors[0].type).toBe('NOT_FOUND');
+    const bad = await t.graphql<any>(
+      UPDATE,
+      { input: { id: 'producing-wells', filter: { property: { name: 'depth', contains: 'x' } } } },
+      demo,
+    );
+    expect(bad.body.data.updateAssetFilter.errors[0].type).toBe('INVALID_FILTER');
+    const read = await t.graphql<any>(
+      '{ assetFilter(id: "producing-wells") { displayName audit { version } } }',
+      {},
+      demo,
+    );
+    expect(read.body.data.assetFilter).toEqual({ displayName: 'Producing, deep', audit: { version: 2 } });
+  });
+
+  it('resolves to the assets it selects, paginated', async () => {
+    const rows = await t.database.db
+      .selectFrom('assets')
+      .select(['id', 'properties'])
+      .where('user_group', '=', 'demo')
+      .where('profile', '=', 'well')
+      .orderBy('id')
+      .execute();
+    const expected = rows
+      .filter((a) => a.properties.status === 'producing' && Number(a.properties.depth) > 2000)
+      .map((a) => a.id);
+    const r = await t.graphql<any>(
+      '{ assetFilter(id: "producing-wells") { assets(first: 100) { edges { node { id } } } } }',
+      {},
+      demo,
+    );
+    expect(r.body.data.assetFilter.assets.edges.map((e: any) => e.node.id)).toEqual(expected);
+  });
+
+  it('keeps filters to their group', async () => {
+    const list = await t.graphql<any>(
+      '{ assetFilters { id } assetFilter(id: "producing-wells") { id } }',
+      {},
+      east,
+    );
+    expect(list.body.data).toEqual({ assetFilters: [], assetFilter: null });
+    const anonymous = await t.graphql<any>(CREATE, {
+      input: { id: 'a', displayName: 'a', profile: 'well', subProfiles: [] },
+    });
+    expect(anonymous.body.data.createAssetFilter.errors[0].type).toBe('UNAUTHENTICATED');
+  });
+});
