@@ -28,6 +28,8 @@ const config: CodegenConfig = {
       AssetProfilePropertyMapping: '../subgraphs/assets/profiles/definition.ts#EffectivePropertyMap',
       Asset: '../subgraphs/assets/assets.repository.ts#AssetRow',
       AssetSelectionFilter: '../subgraphs/assets/selection-filters.ts#SelectionFilterRow',
+      AssetProfileViewConfiguration: '../subgraphs/assets/views.ts#ViewRow',
+      AssetProfileViewMap: 'Record<string, unknown>',
       AssetSelectionFilterRelationship: '../subgraphs/assets/selection-filters.ts#SubProfile',
       AssetRelationshipOne: '../subgraphs/assets/relationships.ts#RelationshipOneView',
       AssetRelationshipMany: '../subgraphs/assets/relationships.ts#RelationshipManyView',

@@ -6,6 +6,7 @@ import * as rateLimits from './migrations/20261122T0500_rate_limits.ts';
 import * as federated from './migrations/20261122T0600_federated_identities.ts';
 import * as assetIndexes from './migrations/20261122T0700_asset_indexes.ts';
 import * as assetFilters from './migrations/20261122T0800_asset_filters.ts';
+import * as assetViews from './migrations/20261122T0900_asset_views.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '20261122T0600_federated_identities': federated,
   '20261122T0700_asset_indexes': assetIndexes,
   '20261122T0800_asset_filters': assetFilters,
+  '20261122T0900_asset_views': assetViews,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

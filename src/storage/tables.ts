@@ -159,6 +159,18 @@ export interface AssetFiltersTable {
   updated_by: string;
 }
 
+export interface AssetViewsTable {
+  user_group: string;
+  profile: string;
+  id: string;
+  name: string | null;
+  map: Json<Record<string, unknown> | null> | null;
+  layouts: Json<Record<string, unknown[]>>;
+  version: Generated<number>;
+  updated_at: DefaultTimestamp;
+  updated_by: string;
+}
+
 export interface Tables {
   asset_profiles: AssetProfilesTable;
   asset_profile_extensions: AssetProfileExtensionsTable;
@@ -174,4 +186,5 @@ export interface Tables {
   auth_events: AuthEventsTable;
   federated_identities: FederatedIdentitiesTable;
   asset_filters: AssetFiltersTable;
+  asset_views: AssetViewsTable;
 }

@@ -31,6 +31,7 @@ import {
   selectionFiltersOf,
   updateSelectionFilter,
 } from './selection-filters.ts';
+import { type MapInput, MEDIA_TYPES, putLayout, putView, viewsOf, type WidgetInput } from './views.ts';
 
 const PROFILE_PAGE = 100;
 const MAX_PROFILE_PAGE = 500;
@@ -260,8 +261,54 @@ export const resolvers: Resolvers = {
       profileMutation(ctx, input.profile, (group) =>
         removeExtension(ctx.db, group, input.profile, input.extension),
       ),
-    updateAssetProfileViewConfiguration: later('updateAssetProfileViewConfiguration'),
-    updateAssetProfileViewLayout: later('updateAssetProfileViewLayout'),
+    updateAssetProfileViewConfiguration: async (_root, { input }, ctx) => {
+      const correlationId = ctx.requestId;
+      if (!isAuthenticated(ctx.identity)) {
+        return {
+          viewConfiguration: null,
+          correlationId,
+          errors: [{ type: 'UNAUTHENTICATED' as const, message: 'Sign in to edit views.' }],
+        };
+      }
+      const all = await allProfiles(ctx);
+      const outcome = await putView(
+        ctx.db,
+        ctx.identity.userGroup,
+        ctx.identity.username,
+        { ...input, map: input.map as MapInput | null | undefined },
+        (n) => all.get(n) ?? null,
+      );
+      if (!outcome.ok)
+        return {
+          viewConfiguration: null,
+          correlationId,
+          errors: [{ type: outcome.type, message: outcome.message }],
+        };
+      return { viewConfiguration: outcome.row, correlationId, errors: [] };
+    },
+    updateAssetProfileViewLayout: async (_root, { input }, ctx) => {
+      const correlationId = ctx.requestId;
+      const failed = (type: AssetErrorType, message: string) => ({
+        layout: null,
+        viewConfiguration: null,
+        correlationId,
+        errors: [{ type, message }],
+      });
+      if (!isAuthenticated(ctx.identity)) return failed('UNAUTHENTICATED', 'Sign in to edit views.');
+      if (!input) return failed('INVALID_INPUT', 'input is required.');
+      const outcome = await putLayout(ctx.db, ctx.identity.userGroup, ctx.identity.username, {
+        ...input,
+        widgets: input.widgets as WidgetInput[],
+      });
+      if (!outcome.ok) return failed(outcome.type, outcome.message);
+      const row = outcome.row!;
+      return {
+        layout: { mediaType: input.mediaType, widgets: row.layouts[input.mediaType] ?? [] },
+        viewConfiguration: row,
+        correlationId,
+        errors: [],
+      };
+    },
     updateAssetProfileAssetConversionConfiguration: later('updateAssetProfileAssetConversionConfiguration'),
     upsertAssets: async (_root, { input, correlationId }, ctx) => {
       const cid = correlationId ?? ctx.requestId;
@@ -392,8 +439,9 @@ export const resolvers: Resolvers = {
     upDatasets: later('upDatasets'),
     upDataset: later('upDataset'),
     stateUpdateDatasets: later('stateUpdateDatasets'),
-    viewConfigurations: later('viewConfigurations'),
-    viewConfiguration: later('viewConfiguration'),
+    viewConfigurations: (p, _args, ctx) => viewsOf(ctx.db, p.userGroup, p.profile),
+    viewConfiguration: async (p, { id }, ctx) =>
+      (await viewsOf(ctx.db, p.userGroup, p.profile, id))[0] ?? null,
     assetConversionConfigurations: later('assetConversionConfigurations'),
   },
   AssetPropertyDefinition: {
@@ -489,6 +537,13 @@ export const resolvers: Resolvers = {
   AssetReference: {
     asset: (r, _args, ctx) =>
       isAuthenticated(ctx.identity) ? ctx.loaders.asset.load({ profile: r.profile, id: r.id }) : null,
+  },
+  AssetProfileViewConfiguration: {
+    layouts: (v, { mediaTypes }) =>
+      MEDIA_TYPES.filter((m) => (!mediaTypes || mediaTypes.includes(m)) && v.layouts[m]).map((m) => ({
+        mediaType: m,
+        widgets: v.layouts[m] ?? [],
+      })),
   },
   AssetSelectionFilter: {
     __resolveReference: async (ref: { id: string }, ctx: AssetsContext) =>
