@@ -29,6 +29,7 @@ const config: CodegenConfig = {
       Asset: '../subgraphs/assets/assets.repository.ts#AssetRow',
       AssetSelectionFilter: '../subgraphs/assets/selection-filters.ts#SelectionFilterRow',
       AssetProfileViewConfiguration: '../subgraphs/assets/views.ts#ViewRow',
+      AssetProfileAssetConversionConfiguration: '../subgraphs/assets/conversions.ts#ConversionRow',
       AssetProfileViewMap: 'Record<string, unknown>',
       AssetSelectionFilterRelationship: '../subgraphs/assets/selection-filters.ts#SubProfile',
       AssetRelationshipOne: '../subgraphs/assets/relationships.ts#RelationshipOneView',

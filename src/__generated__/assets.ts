@@ -3,6 +3,7 @@ import type { EffectiveProfile, EffectivePropertyDefinition, EffectiveRelationsh
 import type { AssetRow } from '../subgraphs/assets/assets.repository.ts';
 import type { SelectionFilterRow, SubProfile } from '../subgraphs/assets/selection-filters.ts';
 import type { ViewRow } from '../subgraphs/assets/views.ts';
+import type { ConversionRow } from '../subgraphs/assets/conversions.ts';
 import type { RelationshipOneView, RelationshipManyView } from '../subgraphs/assets/relationships.ts';
 import type { AssetsContext } from '../subgraphs/assets/context.ts';
 export type Maybe<T> = T | null;
@@ -1118,7 +1119,7 @@ export type ResolversTypes = ResolversObject<{
   AssetMutationError: ResolverTypeWrapper<AssetMutationError>;
   AssetProfile: ResolverTypeWrapper<EffectiveProfile>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
-  AssetProfileAssetConversionConfiguration: ResolverTypeWrapper<Omit<AssetProfileAssetConversionConfiguration, 'propertyMappings' | 'targetAssetProfile'> & { propertyMappings: Array<ResolversTypes['AssetConversionPropertyMapping']>, targetAssetProfile?: Maybe<ResolversTypes['AssetProfile']> }>;
+  AssetProfileAssetConversionConfiguration: ResolverTypeWrapper<ConversionRow>;
   AssetProfileAssetConversionConfigurationMutationResult: ResolverTypeWrapper<Omit<AssetProfileAssetConversionConfigurationMutationResult, 'assetConversionConfiguration'> & { assetConversionConfiguration?: Maybe<ResolversTypes['AssetProfileAssetConversionConfiguration']> }>;
   AssetProfileAssetExport: ResolverTypeWrapper<AssetProfileAssetExport>;
   AssetProfileEdge: ResolverTypeWrapper<Omit<AssetProfileEdge, 'node'> & { node: ResolversTypes['AssetProfile'] }>;
@@ -1213,7 +1214,7 @@ export type ResolversParentTypes = ResolversObject<{
   AssetMutationError: AssetMutationError;
   AssetProfile: EffectiveProfile;
   Int: Scalars['Int']['output'];
-  AssetProfileAssetConversionConfiguration: Omit<AssetProfileAssetConversionConfiguration, 'propertyMappings' | 'targetAssetProfile'> & { propertyMappings: Array<ResolversParentTypes['AssetConversionPropertyMapping']>, targetAssetProfile?: Maybe<ResolversParentTypes['AssetProfile']> };
+  AssetProfileAssetConversionConfiguration: ConversionRow;
   AssetProfileAssetConversionConfigurationMutationResult: Omit<AssetProfileAssetConversionConfigurationMutationResult, 'assetConversionConfiguration'> & { assetConversionConfiguration?: Maybe<ResolversParentTypes['AssetProfileAssetConversionConfiguration']> };
   AssetProfileAssetExport: AssetProfileAssetExport;
   AssetProfileEdge: Omit<AssetProfileEdge, 'node'> & { node: ResolversParentTypes['AssetProfile'] };

@@ -171,6 +171,19 @@ export interface AssetViewsTable {
   updated_by: string;
 }
 
+export interface AssetConversionsTable {
+  user_group: string;
+  profile: string;
+  id: string;
+  name: string | null;
+  target_profile: string;
+  property_mappings: Json<unknown[]>;
+  source_relationship: string | null;
+  delete_source: Generated<boolean>;
+  updated_at: DefaultTimestamp;
+  updated_by: string;
+}
+
 export interface Tables {
   asset_profiles: AssetProfilesTable;
   asset_profile_extensions: AssetProfileExtensionsTable;
@@ -187,4 +200,5 @@ export interface Tables {
   federated_identities: FederatedIdentitiesTable;
   asset_filters: AssetFiltersTable;
   asset_views: AssetViewsTable;
+  asset_conversions: AssetConversionsTable;
 }

@@ -11,6 +11,7 @@ import { notImplemented, unauthenticated } from '../../shared/errors.ts';
 import { isAuthenticated } from '../../shared/identity.ts';
 import { type AssetRow, listAssets, listProfiles } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
+import { conversionsOf, type PropertyMapping, putConversion } from './conversions.ts';
 import { compileFilter } from './filters/compile.ts';
 import { type AssetFilterInput, FilterError, type ProfileLookup } from './filters/types.ts';
 import { bboxOf } from './geometry.ts';
@@ -309,7 +310,32 @@ export const resolvers: Resolvers = {
         errors: [],
       };
     },
-    updateAssetProfileAssetConversionConfiguration: later('updateAssetProfileAssetConversionConfiguration'),
+    updateAssetProfileAssetConversionConfiguration: async (_root, { input }, ctx) => {
+      const correlationId = ctx.requestId;
+      if (!isAuthenticated(ctx.identity)) {
+        return {
+          assetConversionConfiguration: null,
+          correlationId,
+          errors: [{ type: 'UNAUTHENTICATED' as const, message: 'Sign in to edit conversions.' }],
+        };
+      }
+      const all = await allProfiles(ctx);
+      const outcome = await putConversion(
+        ctx.db,
+        ctx.identity.userGroup,
+        ctx.identity.username,
+        { ...input, propertyMappings: input.propertyMappings as PropertyMapping[] | null | undefined },
+        (n) => all.get(n) ?? null,
+      );
+      if (!outcome.ok) {
+        return {
+          assetConversionConfiguration: null,
+          correlationId,
+          errors: [{ type: outcome.type, message: outcome.message }],
+        };
+      }
+      return { assetConversionConfiguration: outcome.row, correlationId, errors: [] };
+    },
     upsertAssets: async (_root, { input, correlationId }, ctx) => {
       const cid = correlationId ?? ctx.requestId;
       const fail = writeFailure(cid);
@@ -442,7 +468,7 @@ export const resolvers: Resolvers = {
     viewConfigurations: (p, _args, ctx) => viewsOf(ctx.db, p.userGroup, p.profile),
     viewConfiguration: async (p, { id }, ctx) =>
       (await viewsOf(ctx.db, p.userGroup, p.profile, id))[0] ?? null,
-    assetConversionConfigurations: later('assetConversionConfigurations'),
+    assetConversionConfigurations: (p, _args, ctx) => conversionsOf(ctx.db, p.userGroup, p.profile),
   },
   AssetPropertyDefinition: {
     required: (d) => d.required ?? false,
@@ -537,6 +563,18 @@ export const resolvers: Resolvers = {
   AssetReference: {
     asset: (r, _args, ctx) =>
       isAuthenticated(ctx.identity) ? ctx.loaders.asset.load({ profile: r.profile, id: r.id }) : null,
+  },
+  AssetProfileAssetConversionConfiguration: {
+    targetProfile: (c) => c.target_profile,
+    targetAssetProfile: (c, _args, ctx) => ctx.loaders.profile.load(c.target_profile),
+    propertyMappings: (c) =>
+      c.property_mappings.map((m) => ({
+        targetProperty: m.targetProperty,
+        sourceProperty: m.sourceProperty ?? null,
+        value: m.value ?? null,
+      })),
+    sourceRelationship: (c) => c.source_relationship,
+    deleteSource: (c) => c.delete_source,
   },
   AssetProfileViewConfiguration: {
     layouts: (v, { mediaTypes }) =>

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../src/demo/seed.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+let demo: Record<string, string>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  await seedDemo(t.database.db, t.config);
+  demo = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
+});
+afterAll(() => t.close());
+
+const PUT = `mutation($input: UpdateAssetProfileAssetConversionConfigurationInput!) {
+  updateAssetProfileAssetConversionConfiguration(input: $input) { correlationId errors { type message }
+    assetConversionConfiguration { id name targetProfile targetAssetProfile { profile } propertyMappings { targetProperty sourceProperty value } sourceRelationship deleteSource } } }`;
+
+describe('asset conversion configurations (§2.1, §4.3)', () => {
+  it('stores a recipe validated against both profiles, and lists it', async () => {
+    const r = await t.graphql<any>(
+      PUT,
+      {
+        input: {
+          profile: 'facility',
+          id: 'to-site',
+          name: 'Promote to site',
+          targetProfile: 'site',
+          propertyMappings: [
+            { targetProperty: 'name', sourceProperty: 'name' },
+            { targetProperty: 'region', value: 'Alberta' },
+          ],
+          deleteSource: true,
+        },
+      },
+      demo,
+    );
+    expect(r.body.data.updateAssetProfileAssetConversionConfiguration).toMatchObject({
+      errors: [],
+      assetConversionConfiguration: {
+        id: 'to-site',
+        targetProfile: 'site',
+        targetAssetProfile: { profile: 'site' },
+        propertyMappings: [
+          { targetProperty: 'name', sourceProperty: 'name', value: null },
+          { targetProperty: 'region', sourceProperty: null, value: 'Alberta' },
+        ],
+        sourceRelationship: null,
+        deleteSource: true,
+      },
+    });
+    const listed = await t.graphql<any>(
+      '{ assetProfiles { byId(profile: "facility") { assetConversionConfigurations { id name } } } }',
+      {},
+      demo,
+    );
+    expect(listed.body.data.assetProfiles.byId.assetConversionConfigurations).toEqual([
+      { id: 'to-site', name: 'Promote to site' },
+    ]);
+  });
+
+  it('refuses mappings that do not fit either profile', async () => {
+    const base = { profile: 'facility', id: 'bad', targetProfile: 'site' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...base, targetProfile: 'pump' }, 'NOT_FOUND'],
+      [
+        { ...base, propertyMappings: [{ targetProperty: 'nope', sourceProperty: 'name' }] },
+        'UNKNOWN_PROPERTY',
+      ],
+      [
+        { ...base, propertyMappings: [{ targetProperty: 'name', sourceProperty: 'nope' }] },
+        'UNKNOWN_PROPERTY',
+      ],
+      [
+        { ...base, propertyMappings: [{ targetProperty: 'name', sourceProperty: 'name', value: 'x' }] },
+        'INVALID_INPUT',
+      ],
+      [{ ...base, propertyMappings: [] }, 'INVALID_INPUT'], // site.name is required
+      [
+        {
+          ...base,
+          propertyMappings: [{ targetProperty: 'name', sourceProperty: 'name' }],
+          sourceRelationship: 'nope',
+        },
+        'INVALID_RELATIONSHIP',
+      ],
+    ];
+    for (const [input, type] of cases) {
+      const r = await t.graphql<any>(PUT, { input }, demo);
+      expect(r.body.data.updateAssetProfileAssetConversionConfiguration, JSON.stringify(input)).toMatchObject(
+        {
+          assetConversionConfiguration: null,
+          errors: [{ type }],
+        },
+      );
+    }
+    const del = await t.graphql<any>(PUT, { input: { ...base, id: 'to-site', delete: true } }, demo);
+    expect(del.body.data.updateAssetProfileAssetConversionConfiguration).toMatchObject({
+      errors: [],
+      assetConversionConfiguration: null,
+    });
+  });
+});
