@@ -667,6 +667,15 @@ export type AssetsMutationResult = {
   updated: Scalars['Int']['output'];
 };
 
+export type ConvertAssetsInput = {
+  /** The conversion configuration of that profile. */
+  conversion: Scalars['ID']['input'];
+  /** Source assets; each becomes (or updates) the target asset with the same id. */
+  ids: Array<Scalars['ID']['input']>;
+  /** The source profile. */
+  profile: Scalars['ID']['input'];
+};
+
 export type CreateAssetFilterInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   displayName: Scalars['String']['input'];
@@ -774,6 +783,8 @@ export type IssueSubject = {
 
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Applies a conversion configuration to up to 1000 assets, all or none (assetql addition). */
+  convertAssets: AssetsMutationResult;
   createAssetFilter: Maybe<AssetFilterMutationResult>;
   /** Marks up to 1000 assets deleted, or removes them with `hard: true` (assetql addition). */
   deleteAssets: AssetsMutationResult;
@@ -786,6 +797,12 @@ export type Mutation = {
   updateAssetProfileViewLayout: AssetProfileViewLayoutMutationResult;
   /** Creates or replaces up to 1000 assets of one profile, all or none (assetql addition). */
   upsertAssets: AssetsMutationResult;
+};
+
+
+export type MutationConvertAssetsArgs = {
+  correlationId?: InputMaybe<Scalars['String']['input']>;
+  input: ConvertAssetsInput;
 };
 
 
@@ -1161,6 +1178,7 @@ export type ResolversTypes = ResolversObject<{
   Assets: ResolverTypeWrapper<{ profile: string }>;
   AssetsConnection: ResolverTypeWrapper<Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversTypes['AssetEdge']>>> }>;
   AssetsMutationResult: ResolverTypeWrapper<Omit<AssetsMutationResult, 'assets'> & { assets?: Maybe<Array<ResolversTypes['Asset']>> }>;
+  ConvertAssetsInput: ConvertAssetsInput;
   CreateAssetFilterInput: CreateAssetFilterInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteAssetsInput: DeleteAssetsInput;
@@ -1252,6 +1270,7 @@ export type ResolversParentTypes = ResolversObject<{
   Assets: { profile: string };
   AssetsConnection: Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversParentTypes['AssetEdge']>>> };
   AssetsMutationResult: Omit<AssetsMutationResult, 'assets'> & { assets?: Maybe<Array<ResolversParentTypes['Asset']>> };
+  ConvertAssetsInput: ConvertAssetsInput;
   CreateAssetFilterInput: CreateAssetFilterInput;
   DateTime: Scalars['DateTime']['output'];
   DeleteAssetsInput: DeleteAssetsInput;
@@ -1654,6 +1673,7 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 }
 
 export type MutationResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  convertAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationConvertAssetsArgs, 'input'>>;
   createAssetFilter?: Resolver<Maybe<ResolversTypes['AssetFilterMutationResult']>, ParentType, ContextType, RequireFields<MutationCreateAssetFilterArgs, 'input'>>;
   deleteAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationDeleteAssetsArgs, 'input'>>;
   putAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationPutAssetProfileExtensionArgs, 'input'>>;

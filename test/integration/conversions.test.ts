@@ -101,3 +101,50 @@ describe('asset conversion configurations (§2.1, §4.3)', () => {
     });
   });
 });
+
+describe('convertAssets (assetql addition)', () => {
+  const CONVERT = `mutation($input: ConvertAssetsInput!) { convertAssets(input: $input, correlationId: "cv") {
+    correlationId inserted updated deleted errors { type message } assets { id profile displayName properties } } }`;
+
+  it('turns chosen assets into assets of the target profile and retires the sources, all or none', async () => {
+    await t.graphql<any>(
+      PUT,
+      {
+        input: {
+          profile: 'facility',
+          id: 'promote',
+          targetProfile: 'site',
+          propertyMappings: [
+            { targetProperty: 'name', sourceProperty: 'name' },
+            { targetProperty: 'region', value: 'Alberta' },
+          ],
+          deleteSource: true,
+        },
+      },
+      demo,
+    );
+    const bad = await t.graphql<any>(
+      CONVERT,
+      { input: { profile: 'facility', conversion: 'promote', ids: ['F-100-1', 'F-nope'] } },
+      demo,
+    );
+    expect(bad.body.data.convertAssets).toMatchObject({ assets: null, errors: [{ type: 'NOT_FOUND' }] });
+    const r = await t.graphql<any>(
+      CONVERT,
+      { input: { profile: 'facility', conversion: 'promote', ids: ['F-100-1', 'F-100-2'] } },
+      demo,
+    );
+    const result = r.body.data.convertAssets;
+    expect(result).toMatchObject({ correlationId: 'cv', inserted: 2, updated: 0, deleted: 2, errors: [] });
+    expect(result.assets.map((a: any) => [a.id, a.profile, a.properties.region])).toEqual([
+      ['F-100-1', 'site', 'Alberta'],
+      ['F-100-2', 'site', 'Alberta'],
+    ]);
+    const source = await t.graphql<any>(
+      '{ assets(profile: "facility") { byId(id: "F-100-1") { isDeleted } } }',
+      {},
+      demo,
+    );
+    expect(source.body.data.assets.byId.isDeleted).toBe(true);
+  });
+});

@@ -146,3 +146,23 @@ export async function putConversion(
     .executeTakeFirstOrThrow();
   return { ok: true, row: row as ConversionRow };
 }
+
+/** What applying a conversion to one source asset produces, before validation. */
+export function convertedProperties(
+  conversion: ConversionRow,
+  source: { id: string; properties: Record<string, unknown> },
+  backReference: string | null,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const m of conversion.property_mappings) {
+    const v =
+      m.sourceProperty === 'id'
+        ? source.id
+        : m.sourceProperty != null
+          ? source.properties[m.sourceProperty]
+          : m.value;
+    if (v !== undefined && v !== null) out[m.targetProperty] = v;
+  }
+  if (backReference) out[backReference] = source.id;
+  return out;
+}

@@ -11,7 +11,7 @@ import { notImplemented, unauthenticated } from '../../shared/errors.ts';
 import { isAuthenticated } from '../../shared/identity.ts';
 import { type AssetRow, listAssets, listProfiles } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
-import { conversionsOf, type PropertyMapping, putConversion } from './conversions.ts';
+import { conversionsOf, convertedProperties, type PropertyMapping, putConversion } from './conversions.ts';
 import { compileFilter } from './filters/compile.ts';
 import { type AssetFilterInput, FilterError, type ProfileLookup } from './filters/types.ts';
 import { bboxOf } from './geometry.ts';
@@ -399,6 +399,98 @@ export const resolvers: Resolvers = {
         },
       );
       return { assets: null, inserted: 0, updated: 0, deleted, correlationId: cid, errors: [] };
+    },
+    convertAssets: async (_root, { input, correlationId }, ctx) => {
+      const fail = writeFailure(correlationId ?? ctx.requestId);
+      if (!isAuthenticated(ctx.identity)) return fail('UNAUTHENTICATED', 'Sign in to convert assets.');
+      if (input.ids.length > MAX_WRITE_BATCH)
+        return fail('INVALID_INPUT', `At most ${MAX_WRITE_BATCH} ids per call.`);
+      const group = ctx.identity.userGroup;
+      const conversion = (await conversionsOf(ctx.db, group, input.profile)).find(
+        (c) => c.id === input.conversion,
+      );
+      if (!conversion)
+        return fail('NOT_FOUND', `Profile ${input.profile} has no conversion ${input.conversion}.`);
+      const [source, target] = await Promise.all([
+        ctx.loaders.profile.load(input.profile),
+        ctx.loaders.profile.load(conversion.target_profile),
+      ]);
+      if (!source || !target) return fail('NOT_FOUND', 'The source or target profile no longer exists.');
+      const ids = [...new Set(input.ids)];
+      const assets = await ctx.loaders.asset.loadMany(ids.map((id) => ({ profile: input.profile, id })));
+      const missing = ids.filter((_, i) => !assets[i] || assets[i] instanceof Error);
+      if (missing.length)
+        return fail('NOT_FOUND', `No ${input.profile} assets ${missing.slice(0, 20).join(', ')}.`);
+      // The link back to the source: the target relationship's reference property holds the source id.
+      const back = target.relationships.find((r) => r.relationship === conversion.source_relationship);
+      const backReference =
+        back?.referenceType === 'PROPERTY' && back.lookupType === 'ID'
+          ? (back.referenceProperty ?? null)
+          : null;
+      const prepared = prepareProfile(target);
+      const rows: AssetImportRow[] = [];
+      const problems: string[] = [];
+      for (const a of assets as AssetRow[]) {
+        const properties = convertedProperties(
+          conversion,
+          { id: a.id, properties: withDefaults(source, a.properties) },
+          backReference,
+        );
+        const checked = validateAsset(prepared, { id: a.id, properties, geometry: a.geometry ?? undefined });
+        if (checked.ok) rows.push(checked.row);
+        else problems.push(...checked.errors.map((e) => `${a.id}: ${e}`));
+      }
+      if (problems.length) return fail('INVALID_INPUT', problems.slice(0, 20).join('; '));
+      // Target assets and source deletion land together or not at all.
+      const existing = await ctx.db
+        .selectFrom('assets')
+        .select('id')
+        .where('user_group', '=', group)
+        .where('profile', '=', target.profile)
+        .where('id', 'in', ids)
+        .execute();
+      await ctx.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('assets')
+          .values(
+            rows.map((r) => ({
+              user_group: group,
+              profile: target.profile,
+              id: r.id,
+              properties: JSON.stringify(r.properties),
+              geometry: r.geometry ? JSON.stringify(r.geometry) : null,
+              display_name: r.display_name,
+              is_deleted: r.is_deleted,
+            })),
+          )
+          .onConflict((oc) =>
+            oc.columns(['user_group', 'profile', 'id']).doUpdateSet((eb) => ({
+              properties: eb.ref('excluded.properties'),
+              geometry: eb.fn.coalesce('excluded.geometry', 'assets.geometry'),
+              display_name: eb.ref('excluded.display_name'),
+              is_deleted: eb.ref('excluded.is_deleted'),
+              modified_at: new Date(),
+            })),
+          )
+          .execute();
+        if (conversion.delete_source) {
+          await deleteAssets({ db: trx }, group, input.profile, ids, {
+            isDeletedProperty: source.document.isDeletedProperty,
+          });
+        }
+      });
+      for (const r of rows) ctx.loaders.asset.clear({ profile: target.profile, id: r.id });
+      const stored = await ctx.loaders.asset.loadMany(
+        rows.map((r) => ({ profile: target.profile, id: r.id })),
+      );
+      return {
+        assets: stored.filter((a): a is AssetRow => a !== null && !(a instanceof Error)),
+        inserted: rows.length - existing.length,
+        updated: existing.length,
+        deleted: conversion.delete_source ? ids.length : 0,
+        correlationId: correlationId ?? ctx.requestId,
+        errors: [],
+      };
     },
     createAssetFilter: (_root, { input, correlationId }, ctx) =>
       filterMutation(ctx, correlationId, (group, username, profiles) =>

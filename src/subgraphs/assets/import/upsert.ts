@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../../../storage/database.ts';
+import type { Tables } from '../../../storage/tables.ts';
 import type { AssetImportRow } from './validate.ts';
 
 /** Loads at least this large refresh the table's planner statistics. */
@@ -219,7 +220,10 @@ export async function deleteAssets(
   } = {},
 ): Promise<{ deleted: number }> {
   if (ids.length === 0) return { deleted: 0 };
-  return database.db.transaction().execute(async (trx) => {
+  // Inside a caller's transaction, join it; otherwise make one.
+  const inTransaction = <T>(fn: (trx: Kysely<Tables>) => Promise<T>) =>
+    database.db.isTransaction ? fn(database.db) : database.db.transaction().execute(fn);
+  return inTransaction(async (trx) => {
     let deleted = 0;
     for (let i = 0; i < ids.length; i += 10_000) {
       const slice = ids.slice(i, i + 10_000);
