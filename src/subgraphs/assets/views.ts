@@ -120,6 +120,24 @@ function checkMap(
   };
 }
 
+/** The stored view, locked for the rest of the transaction so edits apply one at a time. */
+async function lockView(
+  trx: Kysely<Tables>,
+  group: string,
+  profile: string,
+  id: string,
+): Promise<ViewRow | undefined> {
+  const rows = await trx
+    .selectFrom('asset_views')
+    .selectAll()
+    .where('user_group', '=', group)
+    .where('profile', '=', profile)
+    .where('id', '=', id)
+    .forUpdate()
+    .execute();
+  return rows[0] as ViewRow | undefined;
+}
+
 /** Creates view `id` when it does not exist, otherwise updates it (or deletes it). */
 export async function putView(
   db: Kysely<Tables>,
@@ -148,16 +166,7 @@ export async function putView(
     map = null;
   }
   return db.transaction().execute(async (trx): Promise<ViewOutcome> => {
-    const current = (
-      await trx
-        .selectFrom('asset_views')
-        .selectAll()
-        .where('user_group', '=', group)
-        .where('profile', '=', input.profile)
-        .where('id', '=', input.id)
-        .forUpdate()
-        .execute()
-    )[0] as ViewRow | undefined;
+    const current = await lockView(trx, group, input.profile, input.id);
     if (input.expectedVersion != null && (current?.version ?? 0) !== input.expectedVersion) {
       return fail(
         'VERSION_CONFLICT',
@@ -257,16 +266,7 @@ export async function putLayout(
   const widgets = checkWidgets(input.widgets);
   if ('ok' in widgets) return widgets as ViewOutcome;
   return db.transaction().execute(async (trx): Promise<ViewOutcome> => {
-    const current = (
-      await trx
-        .selectFrom('asset_views')
-        .selectAll()
-        .where('user_group', '=', group)
-        .where('profile', '=', input.profile)
-        .where('id', '=', input.viewConfiguration)
-        .forUpdate()
-        .execute()
-    )[0] as ViewRow | undefined;
+    const current = await lockView(trx, group, input.profile, input.viewConfiguration);
     if (!current)
       return fail('NOT_FOUND', `Profile ${input.profile} has no view ${input.viewConfiguration}.`);
     if (input.expectedVersion != null && current.version !== input.expectedVersion) {
