@@ -126,3 +126,22 @@ export async function startTestApp(
     },
   };
 }
+
+export interface DemoApp {
+  app: TestApp;
+  /** Headers of a signed-in demo user acting in group `demo`, and in `demo-east`. */
+  demo: Record<string, string>;
+  east: Record<string, string>;
+}
+
+/** A test app with the demo tenant loaded and sessions for both demo groups. */
+export async function startDemoApp(): Promise<DemoApp> {
+  const { seedDemo } = await import('../../src/demo/seed.ts');
+  const app = await startTestApp();
+  await seedDemo(app.database.db, app.config);
+  return {
+    app,
+    demo: { 'x-svc-sessionid': await app.sessionFor('demo', 'demo') },
+    east: { 'x-svc-sessionid': await app.sessionFor('demo', 'demo-east') },
+  };
+}

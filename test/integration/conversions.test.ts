@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/demo/seed.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startDemoApp, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
 let demo: Record<string, string>;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  await seedDemo(t.database.db, t.config);
-  demo = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
+  ({ app: t, demo } = await startDemoApp());
 });
 afterAll(() => t.close());
 

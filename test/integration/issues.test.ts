@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/demo/seed.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startDemoApp, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
 let demo: Record<string, string>;
 let east: Record<string, string>;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  await seedDemo(t.database.db, t.config);
-  demo = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
-  east = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo-east') };
+  ({ app: t, demo, east } = await startDemoApp());
 });
 afterAll(() => t.close());
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AssetErrorType } from '../../__generated__/assets.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { ProfileLookup } from './filters/types.ts';
+import { PLAIN_ID, PLAIN_ID_RULE } from './ids.ts';
 import { valueFits } from './profiles/validate.ts';
 
 export interface PropertyMapping {
@@ -25,7 +26,6 @@ export type ConversionOutcome =
   | { ok: true; row: ConversionRow | null }
   | { ok: false; type: AssetErrorType; message: string };
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const fail = (type: AssetErrorType, message: string): ConversionOutcome => ({ ok: false, type, message });
 
 export function conversionsOf(db: Kysely<Tables>, group: string, profile: string): Promise<ConversionRow[]> {
@@ -62,8 +62,7 @@ export async function putConversion(
 ): Promise<ConversionOutcome> {
   const source = profiles(input.profile);
   if (!source) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
-  if (!ID.test(input.id))
-    return fail('INVALID_INPUT', 'id must be 1 to 128 letters, digits, ".", "_" or "-".');
+  if (!PLAIN_ID.test(input.id)) return fail('INVALID_INPUT', PLAIN_ID_RULE);
   const key = { group, profile: input.profile, id: input.id };
   if (input.delete) {
     const r = await db

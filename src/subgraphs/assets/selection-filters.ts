@@ -3,6 +3,7 @@ import type { AssetErrorType } from '../../__generated__/assets.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetFilterInput, ProfileLookup } from './filters/types.ts';
 import { validateFilter } from './filters/validate.ts';
+import { PLAIN_ID, PLAIN_ID_RULE } from './ids.ts';
 import type { EffectiveProfile } from './profiles/definition.ts';
 
 /** A saved selection as stored: ids and names as given, predicates as JSON. */
@@ -39,7 +40,6 @@ export type FilterOutcome =
   | { ok: true; row: SelectionFilterRow }
   | { ok: false; type: AssetErrorType; message: string };
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const MAX_SUB_DEPTH = 4;
 
 /**
@@ -98,11 +98,11 @@ export async function createSelectionFilter(
   input: CreateFilter,
   profiles: ProfileLookup,
 ): Promise<FilterOutcome> {
-  if (!ID.test(input.id))
+  if (!PLAIN_ID.test(input.id))
     return {
       ok: false,
       type: 'INVALID_INPUT',
-      message: 'id must be 1 to 128 letters, digits, ".", "_" or "-".',
+      message: PLAIN_ID_RULE,
     };
   const name = input.displayName.trim();
   if (!name || name.length > 500)

@@ -3,6 +3,7 @@ import type { AssetErrorType } from '../../__generated__/assets.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetFilterInput, ProfileLookup } from './filters/types.ts';
 import { validateFilter } from './filters/validate.ts';
+import { PLAIN_ID, PLAIN_ID_RULE } from './ids.ts';
 import type { EffectiveProfile } from './profiles/definition.ts';
 
 /** Widgets sit on a 12-column grid, like ThingsBoard's and Grafana's dashboards. */
@@ -34,7 +35,6 @@ export type ViewOutcome =
   | { ok: true; row: ViewRow | null }
   | { ok: false; type: AssetErrorType; message: string };
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const fail = (type: AssetErrorType, message: string): ViewOutcome => ({ ok: false, type, message });
 
 export function viewsOf(db: Kysely<Tables>, group: string, profile: string, id?: string): Promise<ViewRow[]> {
@@ -87,7 +87,7 @@ function checkMap(
   const names = new Set(['id', ...profile.properties.map((p) => p.name)]);
   const layers: Record<string, unknown>[] = [];
   for (const [i, l] of (map.layers ?? []).entries()) {
-    if (!ID.test(l.id) || ids.has(l.id))
+    if (!PLAIN_ID.test(l.id) || ids.has(l.id))
       return fail('INVALID_INPUT', `map.layers[${i}].id must be unique and plain.`);
     ids.add(l.id);
     for (const k of ['labelProperty', 'styleProperty'] as const) {
@@ -138,6 +138,24 @@ async function lockView(
   return rows[0] as ViewRow | undefined;
 }
 
+/** Writes changes to a locked view, bumping its version. */
+async function saveView(
+  trx: Kysely<Tables>,
+  current: ViewRow,
+  username: string,
+  changes: { name?: string | null; map?: string | null; layouts?: string },
+): Promise<ViewRow> {
+  const row = await trx
+    .updateTable('asset_views')
+    .set({ ...changes, version: current.version + 1, updated_at: new Date(), updated_by: username })
+    .where('user_group', '=', current.user_group)
+    .where('profile', '=', current.profile)
+    .where('id', '=', current.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return row as ViewRow;
+}
+
 /** Creates view `id` when it does not exist, otherwise updates it (or deletes it). */
 export async function putView(
   db: Kysely<Tables>,
@@ -155,8 +173,7 @@ export async function putView(
 ): Promise<ViewOutcome> {
   const profile = profiles(input.profile);
   if (!profile) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
-  if (!ID.test(input.id))
-    return fail('INVALID_INPUT', 'id must be 1 to 128 letters, digits, ".", "_" or "-".');
+  if (!PLAIN_ID.test(input.id)) return fail('INVALID_INPUT', PLAIN_ID_RULE);
   let map: Record<string, unknown> | null | undefined;
   if (input.map) {
     const checked = checkMap(input.map, profile, profiles);
@@ -198,21 +215,11 @@ export async function putView(
         .executeTakeFirstOrThrow();
       return { ok: true, row: row as ViewRow };
     }
-    const row = await trx
-      .updateTable('asset_views')
-      .set({
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(map !== undefined ? { map: map ? JSON.stringify(map) : null } : {}),
-        version: current.version + 1,
-        updated_at: new Date(),
-        updated_by: username,
-      })
-      .where('user_group', '=', group)
-      .where('profile', '=', input.profile)
-      .where('id', '=', input.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { ok: true, row: row as ViewRow };
+    const changes = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(map !== undefined ? { map: map ? JSON.stringify(map) : null } : {}),
+    };
+    return { ok: true, row: await saveView(trx, current, username, changes) };
   });
 }
 
@@ -276,19 +283,6 @@ export async function putLayout(
       );
     }
     const layouts = { ...current.layouts, [input.mediaType]: widgets };
-    const row = await trx
-      .updateTable('asset_views')
-      .set({
-        layouts: JSON.stringify(layouts),
-        version: current.version + 1,
-        updated_at: new Date(),
-        updated_by: username,
-      })
-      .where('user_group', '=', group)
-      .where('profile', '=', input.profile)
-      .where('id', '=', input.viewConfiguration)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { ok: true, row: row as ViewRow };
+    return { ok: true, row: await saveView(trx, current, username, { layouts: JSON.stringify(layouts) }) };
   });
 }
