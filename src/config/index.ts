@@ -99,6 +99,28 @@ const schema = z
       .optional(),
     /** `ASSETQL_SSO_URL`: where clients start SSO (`config.auth.ssoUrl`). */
     ssoUrl: z.url().optional(),
+    /**
+     * `ASSETQL_DOCUMENT_LIMITS`: JSON overriding the gateway's limits on hostile requests
+     * (docs/security.md), e.g. `{ "maxDepth": 20, "maxCost": 20000 }`; unnamed limits keep
+     * their defaults (`DEFAULT_DOCUMENT_LIMITS`).
+     */
+    documentLimits: z
+      .object({
+        maxDepth: z.number().int().positive(),
+        maxAliases: z.number().int().nonnegative(),
+        maxDirectives: z.number().int().nonnegative(),
+        maxCost: z.number().int().positive(),
+        maxTokens: z.number().int().positive(),
+        maxBodyBytes: z.number().int().positive(),
+        maxBatch: z.number().int().nonnegative(),
+        maxVariablesBytes: z.number().int().positive(),
+        maxVariablesDepth: z.number().int().positive(),
+      })
+      .partial()
+      .strict()
+      .default({}),
+    /** `ASSETQL_INTROSPECTION`: answer introspection queries @default true, false in production */
+    introspection: z.boolean().optional(),
   })
   .superRefine((c, ctx) => {
     if (c.secret !== undefined && c.secret.length < MIN_SECRET_LENGTH) {
@@ -122,11 +144,37 @@ const schema = z
     }
   });
 
+/** The gateway's limits on one request (docs/security.md); each can be set in `documentLimits`. */
+export const DEFAULT_DOCUMENT_LIMITS = {
+  /** Nesting of selection sets, a fragment spread counted as a level (the tests reach 14). */
+  maxDepth: 20,
+  /** Aliased fields in one operation. */
+  maxAliases: 30,
+  /** Directives in one operation. */
+  maxDirectives: 20,
+  /** graphql-armor's cost: 2 per object field, 1 per leaf, times a literal `first`/`last` of the list. */
+  maxCost: 50_000,
+  /** Lexical tokens in the document. */
+  maxTokens: 10_000,
+  /** Request body, also of a GET's query string (HTTP 413 beyond). */
+  maxBodyBytes: 4 * 1024 * 1024,
+  /** Operations in one array-of-operations request; 0 refuses arrays. */
+  maxBatch: 10,
+  /** `variables` as JSON text. */
+  maxVariablesBytes: 2 * 1024 * 1024,
+  /** Nesting of objects and arrays within `variables`. */
+  maxVariablesDepth: 32,
+} as const;
+
+export type DocumentLimits = { readonly [K in keyof typeof DEFAULT_DOCUMENT_LIMITS]: number };
+
 export type Config = Readonly<
-  Omit<z.infer<typeof schema>, 'host' | 'baseUrl' | 'demoData'> & {
+  Omit<z.infer<typeof schema>, 'host' | 'baseUrl' | 'demoData' | 'documentLimits' | 'introspection'> & {
     host: string;
     baseUrl: string;
     demoData: boolean;
+    documentLimits: DocumentLimits;
+    introspection: boolean;
     /** True when no `secret` was configured and one was made for this process (demo only). */
     ephemeralSecret: boolean;
     secret: string;
@@ -180,6 +228,10 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     rateLimits: env.ASSETQL_RATE_LIMITS
       ? parseJson(env.ASSETQL_RATE_LIMITS, 'ASSETQL_RATE_LIMITS')
       : undefined,
+    documentLimits: env.ASSETQL_DOCUMENT_LIMITS
+      ? parseJson(env.ASSETQL_DOCUMENT_LIMITS, 'ASSETQL_DOCUMENT_LIMITS')
+      : undefined,
+    introspection: bool(env.ASSETQL_INTROSPECTION),
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
   };
   for (const k of Object.keys(out)) if (out[k] === undefined || out[k] === '') delete out[k];
@@ -219,6 +271,8 @@ export function loadConfig(
     dataDir: resolve(c.dataDir),
     baseUrl: (c.baseUrl ?? `http://localhost:${c.port}`).replace(/\/+$/, ''),
     demoData: c.demoData ?? c.env === 'demo',
+    documentLimits: Object.freeze({ ...DEFAULT_DOCUMENT_LIMITS, ...c.documentLimits }),
+    introspection: c.introspection ?? c.env !== 'production',
     secret,
     ephemeralSecret: c.secret === undefined,
     subgraphUrls: Object.freeze({ ...c.subgraphUrls }),

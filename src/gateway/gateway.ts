@@ -13,16 +13,19 @@ import { SESSION_CHANGE_HEADER, SESSION_HEADER } from '../shared/session-policy.
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { clearedSessionCookie, sessionCookie, sessionFromCookie } from './cookies.ts';
 import { serveExplorer } from './explorer/index.ts';
+import { bodyTooLarge, documentLimitPlugins, withBodyAtMost } from './limits.ts';
 import type { SessionResolver } from './sessions.ts';
 
 export const GRAPHQL_PATH = '/api/graphql';
 export const EXPLORER_PATH = '/plugins/sr/apolloGraphql';
+/** Signed export links; the assets subgraph checks the signature and streams the file. */
+export const EXPORTS_PATH = '/api/exports/';
 
 /** A subgraph reachable without a network hop: its Yoga instance's fetch handler. */
 export type InProcessFetch = (request: Request) => Response | Promise<Response>;
 
 export interface GatewayOptions {
-  config: Pick<Config, 'baseUrl' | 'env' | 'trustProxy' | 'corsOrigins'>;
+  config: Pick<Config, 'baseUrl' | 'env' | 'trustProxy' | 'corsOrigins' | 'documentLimits' | 'introspection'>;
   subgraphs: readonly SubgraphDefinition[];
   /** Subgraphs served in this process, by URL origin; the gateway calls them directly. */
   inProcess?: ReadonlyMap<string, InProcessFetch>;
@@ -70,8 +73,10 @@ const SECURITY_HEADERS: Record<string, string> = {
 export function createGateway(options: GatewayOptions): Gateway {
   const supergraphSdl = composeSupergraph(options.subgraphs);
   const { log, sessions, signer, inProcess } = options;
+  const { documentLimits, introspection } = options.config;
 
   const plugins = (): GatewayPlugin[] => [
+    ...documentLimitPlugins(documentLimits, introspection),
     {
       // Single-process form: call in-process subgraphs' handlers instead of the network.
       onFetch({ url, setFetchFn }) {
@@ -104,6 +109,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       : false,
     landingPage: false,
     graphiql: false,
+    // Off in production unless configured (ASSETQL_INTROSPECTION); the explorer needs it.
+    ...(introspection ? {} : { disableIntrospection: {} }),
+    batching: documentLimits.maxBatch > 0 ? { limit: documentLimits.maxBatch } : false,
     logging: process.env.ASSETQL_DEBUG_GATEWAY ? 'debug' : false,
     // Errors that are not GraphQL errors (a subgraph unreachable, a bug here) are logged in
     // full and shown as a generic message; the correlation id is added below.
@@ -161,10 +169,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   async function graphql(
-    request: Request,
+    received: Request,
     requestId: string,
     remoteAddress: string | undefined,
   ): Promise<Response> {
+    const request = await withBodyAtMost(received, documentLimits.maxBodyBytes);
+    if (!request) return bodyTooLarge(documentLimits.maxBodyBytes);
     const headerSession = request.headers.get(SESSION_HEADER);
     const cookieSession = headerSession ? undefined : sessionFromCookie(request.headers.get('cookie'));
     // CSRF: a browser sends the cookie on its own, so a cookie-authenticated POST must be one a
@@ -190,6 +200,37 @@ export function createGateway(options: GatewayOptions): Gateway {
     return runtime.fetch(request, state);
   }
 
+  /**
+   * Export downloads go to the assets subgraph as they are: the link's signature is the
+   * credential, so no session is resolved, and the body streams through unbuffered.
+   */
+  const assets = options.subgraphs.find((s) => s.name === 'assets');
+  async function forwardExport(request: Request, pathname: string, requestId: string): Promise<Response> {
+    if (!assets) return Response.json({ errors: [{ message: 'Not found.' }] }, { status: 404 });
+    const target = new URL(`/exports/${pathname.slice(EXPORTS_PATH.length)}`, assets.url);
+    const forwarded = new Request(target, {
+      method: request.method,
+      headers: { [REQUEST_ID_HEADER]: requestId },
+      signal: request.signal,
+    });
+    const local = inProcess?.get(target.origin);
+    if (local) return local(forwarded);
+    try {
+      return await fetch(forwarded);
+    } catch (err) {
+      log.warn({ err, requestId }, 'export request could not reach the assets subgraph');
+      return Response.json(
+        {
+          type: 'about:blank',
+          title: 'Unavailable',
+          status: 503,
+          detail: 'Exports are unavailable; try again shortly.',
+        },
+        { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': '5' } },
+      );
+    }
+  }
+
   async function route(
     request: Request,
     requestId: string,
@@ -205,6 +246,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (pathname === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
       return new Response(null, { status: 302, headers: { location: EXPLORER_PATH } });
     }
+    if (pathname.startsWith(EXPORTS_PATH)) return forwardExport(request, pathname, requestId);
     if (pathname === EXPLORER_PATH || pathname.startsWith(`${EXPLORER_PATH}/`)) {
       return serveExplorer(request, pathname.slice(EXPLORER_PATH.length), GRAPHQL_PATH);
     }
