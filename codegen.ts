@@ -35,6 +35,8 @@ const config: CodegenConfig = {
       AssetRelationshipOne: '../subgraphs/assets/relationships.ts#RelationshipOneView',
       AssetRelationshipMany: '../subgraphs/assets/relationships.ts#RelationshipManyView',
       Assets: '{ profile: string }',
+      AssetDownload: '../subgraphs/assets/exports/downloads.ts#DownloadRow',
+      AssetProfileAssetExport: '../subgraphs/assets/exports/spec.ts#PendingExport',
       AssetReference: '{ profile: string; id: string }',
       IssueSubject: '{ type: string; reference: string }',
       EntityOwner: '{ username: string; group: string }',

@@ -5,6 +5,8 @@ import type { SelectionFilterRow, SubProfile } from '../subgraphs/assets/selecti
 import type { ViewRow } from '../subgraphs/assets/views.ts';
 import type { ConversionRow } from '../subgraphs/assets/conversions.ts';
 import type { RelationshipOneView, RelationshipManyView } from '../subgraphs/assets/relationships.ts';
+import type { DownloadRow } from '../subgraphs/assets/exports/downloads.ts';
+import type { PendingExport } from '../subgraphs/assets/exports/spec.ts';
 import type { AssetsContext } from '../subgraphs/assets/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -139,6 +141,13 @@ export type AssetFilter = {
   related?: InputMaybe<AssetRelatedPredicate>;
   /** Case-insensitive match of every word against the display name. */
   search?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type AssetFilterDownloadMutationResult = {
+  __typename?: 'AssetFilterDownloadMutationResult';
+  correlationId: Scalars['String']['output'];
+  download: Maybe<AssetDownload>;
+  errors: Array<AssetMutationError>;
 };
 
 export type AssetFilterMutationResult = {
@@ -676,6 +685,16 @@ export type ConvertAssetsInput = {
   profile: Scalars['ID']['input'];
 };
 
+export type CreateAssetFilterDownloadInput = {
+  filterId: Scalars['ID']['input'];
+  /** XLSX instead of CSV. */
+  isExcel?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The file name without extension; the filter's display name when absent. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Property columns after id and displayName; every property of the profile when absent. */
+  properties?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
 export type CreateAssetFilterInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   displayName: Scalars['String']['input'];
@@ -786,6 +805,8 @@ export type Mutation = {
   /** Applies a conversion configuration to up to 1000 assets, all or none (assetql addition). */
   convertAssets: AssetsMutationResult;
   createAssetFilter: Maybe<AssetFilterMutationResult>;
+  /** Makes a download of a saved filter's assets, listed by `assetFilterDownloads` (assetql addition). */
+  createAssetFilterDownload: AssetFilterDownloadMutationResult;
   /** Marks up to 1000 assets deleted, or removes them with `hard: true` (assetql addition). */
   deleteAssets: AssetsMutationResult;
   putAssetProfileExtension: Maybe<AssetProfileMutationResult>;
@@ -809,6 +830,12 @@ export type MutationConvertAssetsArgs = {
 export type MutationCreateAssetFilterArgs = {
   correlationId?: InputMaybe<Scalars['String']['input']>;
   input: CreateAssetFilterInput;
+};
+
+
+export type MutationCreateAssetFilterDownloadArgs = {
+  correlationId?: InputMaybe<Scalars['String']['input']>;
+  input: CreateAssetFilterDownloadInput;
 };
 
 
@@ -1122,12 +1149,13 @@ export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   AssetConversionPropertyMapping: ResolverTypeWrapper<AssetConversionPropertyMapping>;
   AssetConversionPropertyMappingInput: AssetConversionPropertyMappingInput;
-  AssetDownload: ResolverTypeWrapper<Omit<AssetDownload, 'filter'> & { filter?: Maybe<ResolversTypes['AssetSelectionFilter']> }>;
+  AssetDownload: ResolverTypeWrapper<DownloadRow>;
   AssetDownloadFormat: AssetDownloadFormat;
   AssetDownloadStatus: AssetDownloadStatus;
   AssetEdge: ResolverTypeWrapper<Omit<AssetEdge, 'node'> & { node?: Maybe<ResolversTypes['Asset']> }>;
   AssetErrorType: AssetErrorType;
   AssetFilter: AssetFilter;
+  AssetFilterDownloadMutationResult: ResolverTypeWrapper<Omit<AssetFilterDownloadMutationResult, 'download'> & { download?: Maybe<ResolversTypes['AssetDownload']> }>;
   AssetFilterMutationResult: ResolverTypeWrapper<Omit<AssetFilterMutationResult, 'assetFilter'> & { assetFilter?: Maybe<ResolversTypes['AssetSelectionFilter']> }>;
   AssetGeometryNear: AssetGeometryNear;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
@@ -1138,7 +1166,7 @@ export type ResolversTypes = ResolversObject<{
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   AssetProfileAssetConversionConfiguration: ResolverTypeWrapper<ConversionRow>;
   AssetProfileAssetConversionConfigurationMutationResult: ResolverTypeWrapper<Omit<AssetProfileAssetConversionConfigurationMutationResult, 'assetConversionConfiguration'> & { assetConversionConfiguration?: Maybe<ResolversTypes['AssetProfileAssetConversionConfiguration']> }>;
-  AssetProfileAssetExport: ResolverTypeWrapper<AssetProfileAssetExport>;
+  AssetProfileAssetExport: ResolverTypeWrapper<PendingExport>;
   AssetProfileEdge: ResolverTypeWrapper<Omit<AssetProfileEdge, 'node'> & { node: ResolversTypes['AssetProfile'] }>;
   AssetProfileMutationResult: ResolverTypeWrapper<Omit<AssetProfileMutationResult, 'assetProfile'> & { assetProfile?: Maybe<ResolversTypes['AssetProfile']> }>;
   AssetProfilePropertyMapping: ResolverTypeWrapper<EffectivePropertyMap>;
@@ -1179,6 +1207,7 @@ export type ResolversTypes = ResolversObject<{
   AssetsConnection: ResolverTypeWrapper<Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversTypes['AssetEdge']>>> }>;
   AssetsMutationResult: ResolverTypeWrapper<Omit<AssetsMutationResult, 'assets'> & { assets?: Maybe<Array<ResolversTypes['Asset']>> }>;
   ConvertAssetsInput: ConvertAssetsInput;
+  CreateAssetFilterDownloadInput: CreateAssetFilterDownloadInput;
   CreateAssetFilterInput: CreateAssetFilterInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteAssetsInput: DeleteAssetsInput;
@@ -1221,9 +1250,10 @@ export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
   AssetConversionPropertyMapping: AssetConversionPropertyMapping;
   AssetConversionPropertyMappingInput: AssetConversionPropertyMappingInput;
-  AssetDownload: Omit<AssetDownload, 'filter'> & { filter?: Maybe<ResolversParentTypes['AssetSelectionFilter']> };
+  AssetDownload: DownloadRow;
   AssetEdge: Omit<AssetEdge, 'node'> & { node?: Maybe<ResolversParentTypes['Asset']> };
   AssetFilter: AssetFilter;
+  AssetFilterDownloadMutationResult: Omit<AssetFilterDownloadMutationResult, 'download'> & { download?: Maybe<ResolversParentTypes['AssetDownload']> };
   AssetFilterMutationResult: Omit<AssetFilterMutationResult, 'assetFilter'> & { assetFilter?: Maybe<ResolversParentTypes['AssetSelectionFilter']> };
   AssetGeometryNear: AssetGeometryNear;
   Float: Scalars['Float']['output'];
@@ -1234,7 +1264,7 @@ export type ResolversParentTypes = ResolversObject<{
   Int: Scalars['Int']['output'];
   AssetProfileAssetConversionConfiguration: ConversionRow;
   AssetProfileAssetConversionConfigurationMutationResult: Omit<AssetProfileAssetConversionConfigurationMutationResult, 'assetConversionConfiguration'> & { assetConversionConfiguration?: Maybe<ResolversParentTypes['AssetProfileAssetConversionConfiguration']> };
-  AssetProfileAssetExport: AssetProfileAssetExport;
+  AssetProfileAssetExport: PendingExport;
   AssetProfileEdge: Omit<AssetProfileEdge, 'node'> & { node: ResolversParentTypes['AssetProfile'] };
   AssetProfileMutationResult: Omit<AssetProfileMutationResult, 'assetProfile'> & { assetProfile?: Maybe<ResolversParentTypes['AssetProfile']> };
   AssetProfilePropertyMapping: EffectivePropertyMap;
@@ -1271,6 +1301,7 @@ export type ResolversParentTypes = ResolversObject<{
   AssetsConnection: Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversParentTypes['AssetEdge']>>> };
   AssetsMutationResult: Omit<AssetsMutationResult, 'assets'> & { assets?: Maybe<Array<ResolversParentTypes['Asset']>> };
   ConvertAssetsInput: ConvertAssetsInput;
+  CreateAssetFilterDownloadInput: CreateAssetFilterDownloadInput;
   CreateAssetFilterInput: CreateAssetFilterInput;
   DateTime: Scalars['DateTime']['output'];
   DeleteAssetsInput: DeleteAssetsInput;
@@ -1344,6 +1375,12 @@ export type AssetDownloadResolvers<ContextType = AssetsContext, ParentType exten
 export type AssetEdgeResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetEdge'] = ResolversParentTypes['AssetEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<Maybe<ResolversTypes['Asset']>, ParentType, ContextType>;
+}>;
+
+export type AssetFilterDownloadMutationResultResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetFilterDownloadMutationResult'] = ResolversParentTypes['AssetFilterDownloadMutationResult']> = ResolversObject<{
+  correlationId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  download?: Resolver<Maybe<ResolversTypes['AssetDownload']>, ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['AssetMutationError']>, ParentType, ContextType>;
 }>;
 
 export type AssetFilterMutationResultResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetFilterMutationResult'] = ResolversParentTypes['AssetFilterMutationResult']> = ResolversObject<{
@@ -1675,6 +1712,7 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 export type MutationResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   convertAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationConvertAssetsArgs, 'input'>>;
   createAssetFilter?: Resolver<Maybe<ResolversTypes['AssetFilterMutationResult']>, ParentType, ContextType, RequireFields<MutationCreateAssetFilterArgs, 'input'>>;
+  createAssetFilterDownload?: Resolver<ResolversTypes['AssetFilterDownloadMutationResult'], ParentType, ContextType, RequireFields<MutationCreateAssetFilterDownloadArgs, 'input'>>;
   deleteAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationDeleteAssetsArgs, 'input'>>;
   putAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationPutAssetProfileExtensionArgs, 'input'>>;
   removeAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationRemoveAssetProfileExtensionArgs, 'input'>>;
@@ -1731,6 +1769,7 @@ export type Resolvers<ContextType = AssetsContext> = ResolversObject<{
   AssetConversionPropertyMapping?: AssetConversionPropertyMappingResolvers<ContextType>;
   AssetDownload?: AssetDownloadResolvers<ContextType>;
   AssetEdge?: AssetEdgeResolvers<ContextType>;
+  AssetFilterDownloadMutationResult?: AssetFilterDownloadMutationResultResolvers<ContextType>;
   AssetFilterMutationResult?: AssetFilterMutationResultResolvers<ContextType>;
   AssetMutationError?: AssetMutationErrorResolvers<ContextType>;
   AssetProfile?: AssetProfileResolvers<ContextType>;

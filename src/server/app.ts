@@ -6,6 +6,7 @@ import { SessionResolver } from '../gateway/sessions.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { IdentitySigner } from '../shared/identity.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
+import { deriveKey } from '../shared/secrets.ts';
 import { type Database, openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
@@ -88,7 +89,11 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   const makeSubgraph = (name: SubgraphName) => {
     switch (name) {
       case 'assets':
-        return createAssetsSubgraph({ ...deps, database });
+        return createAssetsSubgraph({
+          ...deps,
+          database,
+          exports: { baseUrl: config.baseUrl, key: deriveKey(config.secret, 'exports') },
+        });
       case 'auth':
         return createAuthSubgraph({
           ...deps,

@@ -39,6 +39,8 @@ export interface SubgraphOptions<C> {
   clock: Clock;
   /** Adds the subgraph's own dependencies to the base context. */
   extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
+  /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
+  routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
 }
 
 /**
@@ -107,6 +109,14 @@ export function createSubgraph<C extends BaseContext>(
     },
     plugins: [
       {
+        async onRequest({ request, url, endResponse }) {
+          for (const [prefix, route] of Object.entries(options.routes ?? {})) {
+            if (url.pathname.startsWith(prefix)) {
+              endResponse(await route(request));
+              return;
+            }
+          }
+        },
         onResponse({ request, response }) {
           pendingHeaders.get(request)?.forEach((value, key) => {
             response.headers.set(key, value);

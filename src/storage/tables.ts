@@ -184,6 +184,20 @@ export interface AssetConversionsTable {
   updated_by: string;
 }
 
+export interface AssetDownloadsTable {
+  user_group: string;
+  id: string;
+  filter_id: string;
+  profile: string;
+  predicate: Json<Record<string, unknown> | null> | null;
+  name: string;
+  format: 'CSV' | 'XLSX';
+  properties: Json<string[]>;
+  created_at: DefaultTimestamp;
+  created_by: string;
+  expires_at: Date;
+}
+
 export interface Tables {
   asset_profiles: AssetProfilesTable;
   asset_profile_extensions: AssetProfileExtensionsTable;
@@ -201,4 +215,5 @@ export interface Tables {
   asset_filters: AssetFiltersTable;
   asset_views: AssetViewsTable;
   asset_conversions: AssetConversionsTable;
+  asset_downloads: AssetDownloadsTable;
 }

@@ -358,6 +358,26 @@ describe('distributed form (separate processes) and single process', () => {
     expect(listing.assets.byId.issueSubject.issues.edges).toHaveLength(2);
   });
 
+  it('serve an export link made by either form, byte for byte alike', async () => {
+    const q = `{ assetProfiles { byId(profile: "well") {
+      assetsExport(properties: ["name", "status", "depth"], filter: { property: { name: "status", equals: "producing" } }) {
+        csvFileDownloadUrl(exportName: "wells") } } } }`;
+    type Link = { assetProfiles: { byId: { assetsExport: { csvFileDownloadUrl: string } } } };
+    const made = (await inProcess({ query: q, signedIn: true })).body.data as Link;
+    const link = new URL(made.assetProfiles.byId.assetsExport.csvFileDownloadUrl);
+    const viaGateway = await fetch(new URL(link.pathname, gatewayUrl), {
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(viaGateway.status, childOutput()).toBe(200);
+    expect(viaGateway.headers.get('content-disposition')).toBe('attachment; filename="wells.csv"');
+    const local = await single.handle(new Request(link));
+    const [a, b] = [await viaGateway.text(), await local.text()];
+    expect(a.split('\n').length).toBeGreaterThan(2);
+    expect(a).toBe(b);
+    const tampered = await fetch(new URL(`${link.pathname}x`, gatewayUrl));
+    expect(tampered.status).toBe(403);
+  });
+
   it('refuse anonymous callers alike', async () => {
     const { d } = await same({ query: `{ issues { all { edges { node { id } } } } }` });
     expect(d.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { BaseContext } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
+import type { ExportTokens } from './exports/tokens.ts';
 import type { AssetLoaders } from './loaders.ts';
 
 export interface AssetsContext extends BaseContext {
@@ -9,4 +10,6 @@ export interface AssetsContext extends BaseContext {
   /** The pool behind `db`, for bulk writes (COPY on PostgreSQL). */
   database: Pick<Database, 'db' | 'pool' | 'engine'>;
   loaders: AssetLoaders;
+  /** Signs export links under the service's public base URL. */
+  exports: { tokens: ExportTokens; baseUrl: string };
 }

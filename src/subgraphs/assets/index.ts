@@ -7,6 +7,8 @@ import { createSubgraph } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetsContext } from './context.ts';
+import { createExportHandler, SUBGRAPH_EXPORTS_PATH } from './exports/handler.ts';
+import { ExportTokens } from './exports/tokens.ts';
 import { createAssetLoaders } from './loaders.ts';
 import { resolvers } from './resolvers.ts';
 
@@ -18,10 +20,19 @@ export interface AssetsDeps {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
+  /** The service's public base URL and the key export links are signed with. */
+  exports: { baseUrl: string; key: Uint8Array };
 }
 
 /** The assets subgraph: profiles, assets, relationships, views, selection filters, exports. */
 export function createAssetsSubgraph(deps: AssetsDeps) {
+  const exports = { tokens: new ExportTokens(deps.exports.key), baseUrl: deps.exports.baseUrl };
+  const serveExport = createExportHandler({
+    database: deps.database,
+    tokens: exports.tokens,
+    clock: deps.clock,
+    log: deps.log.child({ subgraph: 'assets' }),
+  });
   return createSubgraph<AssetsContext>({
     name: 'assets',
     typeDefs: assetsTypeDefs,
@@ -34,6 +45,8 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
       db: deps.db,
       database: deps.database,
       loaders: createAssetLoaders(deps.db, base.identity.userGroup ?? ''),
+      exports,
     }),
+    routes: { [SUBGRAPH_EXPORTS_PATH]: serveExport },
   });
 }

@@ -12,6 +12,7 @@ import { isAuthenticated } from '../../shared/identity.ts';
 import { type AssetRow, listAssets, listProfiles } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
 import { conversionsOf, convertedProperties, type PropertyMapping, putConversion } from './conversions.ts';
+import { exportResolvers } from './exports/resolvers.ts';
 import { compileFilter } from './filters/compile.ts';
 import { type AssetFilterInput, FilterError, type ProfileLookup } from './filters/types.ts';
 import { bboxOf } from './geometry.ts';
@@ -243,7 +244,7 @@ export const resolvers: Resolvers = {
     assetFilters: async (_root, _args, ctx) => selectionFiltersOf(ctx.db, tenant(ctx).userGroup),
     assetFilter: async (_root, { id }, ctx) =>
       (await selectionFiltersOf(ctx.db, tenant(ctx).userGroup, [id]))[0] ?? null,
-    assetFilterDownloads: later('assetFilterDownloads'),
+    assetFilterDownloads: exportResolvers.assetFilterDownloads,
   },
   Mutation: {
     updateAssetProfile: (_root, { input }, ctx) =>
@@ -400,6 +401,7 @@ export const resolvers: Resolvers = {
       );
       return { assets: null, inserted: 0, updated: 0, deleted, correlationId: cid, errors: [] };
     },
+    createAssetFilterDownload: exportResolvers.createAssetFilterDownload,
     convertAssets: async (_root, { input, correlationId }, ctx) => {
       const fail = writeFailure(correlationId ?? ctx.requestId);
       if (!isAuthenticated(ctx.identity)) return fail('UNAUTHENTICATED', 'Sign in to convert assets.');
@@ -553,7 +555,7 @@ export const resolvers: Resolvers = {
     assets: (p, args, ctx) => assetConnection(ctx, p.profile, args),
     assetById: (p, { id }, ctx) => ctx.loaders.asset.load({ profile: p.profile, id }),
     extensions: (p) => p.extensions,
-    assetsExport: later('assetsExport'),
+    assetsExport: exportResolvers.assetsExport,
     upDatasets: later('upDatasets'),
     upDataset: later('upDataset'),
     stateUpdateDatasets: later('stateUpdateDatasets'),
@@ -696,6 +698,8 @@ export const resolvers: Resolvers = {
     }),
     assets: (f, args, ctx) => assetConnection(ctx, f.profile, { ...args, filter: f.filter ?? undefined }),
   },
+  AssetProfileAssetExport: exportResolvers.AssetProfileAssetExport,
+  AssetDownload: exportResolvers.AssetDownload,
   AssetRelationship: {
     __resolveType: (r) => r.__typename,
   },

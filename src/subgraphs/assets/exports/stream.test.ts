@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from '../../../../test/helpers/database.ts';
+import { inlineParameters, sheetName } from './stream.ts';
+import { ExportTokens } from './tokens.ts';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+afterAll(() => database.close());
+
+describe('inlineParameters', () => {
+  const cases: [string, unknown[]][] = [
+    ['select $1::text as a, $2::int as b', ["it's \\ here", 42]],
+    ['select $1::text as a, \'$1\' as b, "$1" as c from (select 1 as "$1") s', ['x']],
+    [
+      'select $1::text[] as a, $2::jsonb as b, $3::text as c',
+      [['a', 'b"c', "d'e", null], '{"k": "v\'"}', null],
+    ],
+    [
+      'select $1::timestamptz as a, $2::boolean as b, $3::int + $4::int + $5::int + $6::int + $7::int + $8::int + $9::int as s, $10::text as c',
+      [new Date('2026-01-02T03:04:05.678Z'), true, 3, 4, 5, 6, 7, 8, 9, 'ten'],
+    ],
+    ["select E'\\'$1' as a, $1::text as b", ['q']],
+  ];
+  it.each(cases)('gives the same rows as bound parameters: %s', async (text, values) => {
+    if (text.includes("E'") && database.engine === 'pglite') return;
+    const bound = await database.pool.query(text, values);
+    const inlined = await database.pool.query(inlineParameters(text, values));
+    expect(inlined.rows).toEqual(bound.rows);
+  });
+
+  it('refuses a parameter without a value', () => {
+    expect(() => inlineParameters('select $2', [1])).toThrow(/\$2/);
+  });
+});
+
+describe('sheetName', () => {
+  it('fits Excel’s rules', () => {
+    expect(sheetName('well')).toBe('well');
+    expect(sheetName('a/b:c*d?e[f]g\\h')).toBe('a_b_c_d_e_f_g_h');
+    expect(sheetName('x'.repeat(40))).toHaveLength(31);
+  });
+});
+
+describe('ExportTokens', () => {
+  const key = new Uint8Array(32).fill(7);
+  const tokens = new ExportTokens(key);
+  const body = { k: 'd' as const, g: 'demo', d: 'abc', e: 2_000_000_000 };
+
+  it('round-trips, and refuses other keys, expiry and any changed character', () => {
+    const token = tokens.sign(body);
+    expect(tokens.verify(token, 1_000)).toEqual({ ok: true, payload: body });
+    expect(tokens.verify(token, 2_000_000_000)).toEqual({ ok: false, reason: 'EXPIRED' });
+    expect(new ExportTokens(new Uint8Array(32).fill(8)).verify(token, 1_000)).toEqual({
+      ok: false,
+      reason: 'INVALID',
+    });
+    for (let i = 0; i < token.length; i++) {
+      const c = token[i] === 'A' ? 'B' : 'A';
+      const changed = token.slice(0, i) + c + token.slice(i + 1);
+      if (changed === token) continue;
+      expect(tokens.verify(changed, 1_000).ok, `position ${i}`).toBe(false);
+    }
+  });
+
+  it('refuses short keys', () => {
+    expect(() => new ExportTokens(new Uint8Array(16))).toThrow();
+  });
+});
