@@ -13,7 +13,7 @@ import { SESSION_CHANGE_HEADER, SESSION_HEADER } from '../shared/session-policy.
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { clearedSessionCookie, sessionCookie, sessionFromCookie } from './cookies.ts';
 import { serveExplorer } from './explorer/index.ts';
-import { bodyTooLarge, documentLimitPlugins, withBodyAtMost } from './limits.ts';
+import { bodyTooLarge, documentLimitPlugins, withBodyAtMost, withErrorBody } from './limits.ts';
 import type { SessionResolver } from './sessions.ts';
 
 export const GRAPHQL_PATH = '/api/graphql';
@@ -197,7 +197,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const identity = { ...resolved, clientIp: clientAddress(request, remoteAddress) };
     const identityToken = await signer.sign(identity);
     const state: RequestState = { requestId, sessionId: sessionId ?? undefined, identity, identityToken };
-    return runtime.fetch(request, state);
+    return withErrorBody(await runtime.fetch(request, state));
   }
 
   /**

@@ -182,3 +182,25 @@ export async function withBodyAtMost(request: Request, maximum: number): Promise
     signal: request.signal,
   });
 }
+
+/**
+ * Yoga answers a body of a media type it does not read with an empty 415; a client gets a
+ * GraphQL error instead, like every other refusal.
+ */
+export function withErrorBody(response: Response): Response {
+  if (response.status !== 415) return response;
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  headers.set('content-type', 'application/json; charset=utf-8');
+  return new Response(
+    JSON.stringify({
+      errors: [
+        {
+          message: 'Send the request as application/json (or application/graphql).',
+          extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+        },
+      ],
+    }),
+    { status: 415, headers },
+  );
+}
