@@ -107,6 +107,8 @@ export type AssetEdge = {
 export type AssetErrorType =
   /** The id is taken (spec §7.3). */
   | 'DUPLICATE_ID'
+  /** A dataset declaration or property map is invalid: a repeated dataset id, a bad priority, a map naming an undeclared dataset or a column twice. */
+  | 'INVALID_DATASET'
   /** The filter does not fit the profile (unknown property, bad operator or value). */
   | 'INVALID_FILTER'
   /** An input value is out of range or malformed; the message names it. */

@@ -1,7 +1,14 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { Config } from '../config/index.ts';
 import type { AssetsTable, Tables } from '../storage/tables.ts';
-import type { ProfileDocument } from '../subgraphs/assets/profiles/definition.ts';
+import {
+  type DatasetRow,
+  kyselyExec,
+  type ObservationRow,
+  writeObservationsIn,
+  writeUpDatasetIn,
+} from '../subgraphs/assets/datasets/write.ts';
+import { effectiveProfile, type ProfileDocument } from '../subgraphs/assets/profiles/definition.ts';
 import { createUser } from '../subgraphs/auth/users.ts';
 
 /** The demo tenants: user `demo` belongs to both. */
@@ -110,6 +117,27 @@ const PROFILES: SeedProfile[] = [
   },
 ];
 
+/**
+ * In the demo tenant wells are fed by datasets: a registry (its own column names, mapped onto
+ * the profile's), an operations feed whose status wins over the registry's, and SCADA state.
+ * `assetql demo generate` writes plain wells, without them.
+ */
+const WELL_DATASETS: Pick<ProfileDocument, 'upDatasets' | 'stateUpdateDatasets' | 'propertyMaps'> = {
+  upDatasets: [
+    { dataset: 'registry', title: 'Well registry', priority: 10 },
+    { dataset: 'operations', title: 'Operations status feed', priority: 20 },
+  ],
+  stateUpdateDatasets: [{ dataset: 'scada', title: 'SCADA readings' }],
+  propertyMaps: [
+    { dataset: 'registry', column: 'well_name', property: 'name' },
+    { dataset: 'registry', column: 'total_depth_m', property: 'depth' },
+    { dataset: 'registry', column: 'spud_date', property: 'spudDate' },
+  ],
+};
+
+const seedDocument = (p: SeedProfile): ProfileDocument =>
+  p.profile === 'well' ? { ...p.document, ...WELL_DATASETS } : p.document;
+
 /** The demo profiles by name, for `assetql demo generate`. */
 export const DEMO_PROFILE_DOCUMENTS: Readonly<Record<string, { title: string; document: ProfileDocument }>> =
   Object.fromEntries(PROFILES.map((p) => [p.profile, { title: p.title, document: p.document }]));
@@ -174,13 +202,15 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
             profile: p.profile,
             title: p.title,
             owner_username: OWNER,
-            definition: JSON.stringify(p.document),
+            definition: JSON.stringify(seedDocument(p)),
           })),
         )
         .execute();
     }
 
     const assets: Insertable<AssetsTable>[] = [];
+    const registry: DatasetRow[] = [];
+    const operations: DatasetRow[] = [];
     const add = (
       group: string,
       profile: string,
@@ -225,25 +255,55 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
         for (let w = 1; w <= 4; w++) {
           const wid = `W-${fid.slice(2)}-${w}`;
           const status = WELL_STATUS[Math.floor(random() * WELL_STATUS.length)]!;
-          add(
-            'demo',
-            'well',
-            wid,
-            {
-              name: `${site.name.split(' ')[0]} ${f}-${w}`,
-              uwi: `100/${String(10 + w).padStart(2, '0')}-${String(f * 7).padStart(2, '0')}-0${f}-${site.id.slice(2)}W5`,
-              status,
-              facilityId: fid,
-              depth: Math.round(1200 + random() * 2800),
-              spudDate: `20${10 + Math.floor(random() * 14)}-0${1 + Math.floor(random() * 9)}-1${Math.floor(random() * 9)}`,
-            },
-            flon + (random() - 0.5) * 0.05,
-            flat + (random() - 0.5) * 0.05,
-          );
+          const values = {
+            well_name: `${site.name.split(' ')[0]} ${f}-${w}`,
+            uwi: `100/${String(10 + w).padStart(2, '0')}-${String(f * 7).padStart(2, '0')}-0${f}-${site.id.slice(2)}W5`,
+            status: 'drilling', // the registry's record; the operations feed has the current one
+            facilityId: fid,
+            total_depth_m: Math.round(1200 + random() * 2800),
+            spud_date: `20${10 + Math.floor(random() * 14)}-0${1 + Math.floor(random() * 9)}-1${Math.floor(random() * 9)}`,
+          };
+          const geometry = {
+            type: 'Point',
+            coordinates: [round(flon + (random() - 0.5) * 0.05), round(flat + (random() - 0.5) * 0.05)],
+          };
+          registry.push({ id: wid, values, geometry });
+          operations.push({ id: wid, values: { status } });
         }
       }
     }
     await trx.insertInto('assets').values(assets).execute();
+
+    const exec = kyselyExec(trx);
+    {
+      const group = 'demo';
+      const well = PROFILES.find((p) => p.profile === 'well')!;
+      const profile = effectiveProfile(
+        {
+          user_group: group,
+          profile: 'well',
+          title: well.title,
+          owner_username: OWNER,
+          definition: seedDocument(well) as unknown as Record<string, unknown>,
+        },
+        [],
+      );
+      await writeUpDatasetIn(exec, group, profile, 'registry', registry);
+      await writeUpDatasetIn(exec, group, profile, 'operations', operations);
+      // Two hourly SCADA readings for the first wells; the later one is each well's observation.
+      const readings: ObservationRow[] = registry.slice(0, 6).flatMap((r, i) =>
+        [2, 1].map((hoursAgo) => ({
+          id: r.id,
+          observedAt: new Date(now.getTime() - hoursAgo * 3_600_000).toISOString(),
+          values: {
+            casingPressure: round(i === 0 ? 9.4 - hoursAgo * 0.1 : 4 + random() * 3),
+            tubingPressure: round(2 + random() * 2),
+            oilRate: Math.round(20 + random() * 60),
+          },
+        })),
+      );
+      await writeObservationsIn(exec, group, profile, 'scada', readings);
+    }
 
     await trx
       .insertInto('issues')

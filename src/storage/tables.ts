@@ -32,6 +32,8 @@ export interface AssetsTable {
   id: string;
   properties: Json<Record<string, unknown>>;
   observation: Json<Record<string, unknown> | null> | null;
+  /** When each key of `observation` was observed (ISO text): late, older values never win. */
+  observation_at: Json<Record<string, string> | null> | null;
   geometry: Json<Record<string, unknown> | null> | null;
   display_name: string;
   is_deleted: Generated<boolean>;
@@ -198,6 +200,37 @@ export interface AssetDownloadsTable {
   expires_at: Date;
 }
 
+export interface AssetDatasetRowsTable {
+  user_group: string;
+  profile: string;
+  dataset: string;
+  asset_id: string;
+  /** Keyed by the dataset's column names; property maps rename them when merged. */
+  values: Json<Record<string, unknown>>;
+  modified_at: DefaultTimestamp;
+}
+
+export interface AssetStateObservationsTable {
+  user_group: string;
+  profile: string;
+  dataset: string;
+  asset_id: string;
+  observed_at: Timestamp;
+  values: Json<Record<string, unknown>>;
+}
+
+/** Counters kept at write time for `UpDataset` and `StateUpdateDataset`. */
+export interface AssetDatasetStatsTable {
+  user_group: string;
+  profile: string;
+  dataset: string;
+  row_count: Generated<number>;
+  observation_count: Generated<number>;
+  columns: ColumnType<string[], string[] | undefined, string[]>;
+  modified_at: Timestamp | null;
+  latest_observation_at: Timestamp | null;
+}
+
 export interface Tables {
   asset_profiles: AssetProfilesTable;
   asset_profile_extensions: AssetProfileExtensionsTable;
@@ -216,4 +249,7 @@ export interface Tables {
   asset_views: AssetViewsTable;
   asset_conversions: AssetConversionsTable;
   asset_downloads: AssetDownloadsTable;
+  asset_dataset_rows: AssetDatasetRowsTable;
+  asset_state_observations: AssetStateObservationsTable;
+  asset_dataset_stats: AssetDatasetStatsTable;
 }

@@ -97,22 +97,13 @@ describe('assetql import', () => {
         'W-NEW-2,Plugged,,abandoned,F-100-2,1500,1999-01-31,yes,,',
       ].join('\n'),
     );
-    const { code, stdout, stderr } = await cli([
-      'import',
-      csv,
-      '--profile',
-      'well',
-      '--group',
-      'demo',
-      '--dataset',
-      'field-survey',
-    ]);
+    const { code, stdout, stderr } = await cli(['import', csv, '--profile', 'well', '--group', 'demo']);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const summary = JSON.parse(stdout);
     expect(summary).toMatchObject({
       profile: 'well',
       group: 'demo',
-      dataset: 'field-survey',
+      dataset: null,
       format: 'csv',
       rows: 3,
       inserted: 2,
@@ -274,7 +265,8 @@ describe('assetql import', () => {
         errors: [
           'depth: "deep" is not a number',
           'spudDate: "2001-02-30" is not a date (YYYY-MM-DD)',
-          'name: required',
+          // Demo wells are fed by datasets: a row is their manual layer, and a required
+          // property may come from another dataset, so it is checked on the merge.
         ],
       },
     ]);
@@ -297,6 +289,140 @@ describe('assetql import', () => {
     ]);
     expect(g.code).toBe(1);
     expect(g.stderr).toMatch(/expected a FeatureCollection/);
+  });
+});
+
+describe('assetql import --dataset', () => {
+  const stats = (dataset: string) =>
+    database.db
+      .selectFrom('asset_dataset_stats')
+      .select(['row_count', 'observation_count', 'columns'])
+      .where('user_group', '=', 'demo')
+      .where('profile', '=', 'well')
+      .where('dataset', '=', dataset)
+      .executeTakeFirst();
+  const rows = (dataset: string) =>
+    database.db
+      .selectFrom('asset_dataset_rows')
+      .select(['asset_id', 'values', 'modified_at'])
+      .where('user_group', '=', 'demo')
+      .where('profile', '=', 'well')
+      .where('dataset', '=', dataset)
+      .orderBy('asset_id')
+      .execute();
+
+  it('writes registry rows under their own column names and re-merges the wells', async () => {
+    const before = await stats('registry');
+    const csv = file(
+      'registry.csv',
+      [
+        'id,well_name,total_depth_m,uwi',
+        'W-100-1-3,Red Deer 1-3 (resurveyed),2750,100/13-07-01-100W5',
+        'W-REG-1,Registry only,1900,',
+      ].join('\n'),
+    );
+    const r = await cli(['import', csv, '--profile', 'well', '--group', 'demo', '--dataset', 'registry']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ dataset: 'registry', rows: 2, inserted: 1, updated: 1 });
+    const w = await asset('well', 'W-100-1-3');
+    expect(w).toMatchObject({
+      properties: { name: 'Red Deer 1-3 (resurveyed)', depth: 2750, uwi: '100/13-07-01-100W5' },
+      display_name: 'Red Deer 1-3 (resurveyed)',
+    });
+    // The operations feed (priority 20) fills status over the registry's (10).
+    const ops = (await rows('operations')).find((x) => x.asset_id === 'W-100-1-3');
+    expect((w!.properties as Record<string, unknown>).status).toBe(ops!.values.status);
+    expect(await asset('well', 'W-REG-1')).toMatchObject({
+      properties: { name: 'Registry only', depth: 1900 },
+    });
+    const stored = (await rows('registry')).find((x) => x.asset_id === 'W-REG-1');
+    expect(stored!.values).toEqual({ well_name: 'Registry only', total_depth_m: 1900 });
+    expect(Number((await stats('registry'))!.row_count)).toBe(Number(before!.row_count) + 1);
+  });
+
+  it('writes nothing when a row is bad, or when the merge would lack a required property', async () => {
+    const snapshot = async () => ({
+      assets: await database.db
+        .selectFrom('assets')
+        .select(['id', 'properties', 'modified_at'])
+        .where('user_group', '=', 'demo')
+        .where('profile', '=', 'well')
+        .orderBy('id')
+        .execute(),
+      operations: await rows('operations'),
+      stats: await stats('operations'),
+    });
+    const before = await snapshot();
+    const bad = file(
+      'ops-bad.csv',
+      ['id,status', 'W-100-1-1,shut-in', 'W-100-1-2,pumping', 'W-100-1-3,producing'].join('\n'),
+    );
+    const r = await cli(['import', bad, '--profile', 'well', '--group', 'demo', '--dataset', 'operations']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ line: 3, id: 'W-100-1-2' });
+    expect(await snapshot()).toEqual(before);
+
+    // Every row is valid on its own, but a new well would have no name from any dataset.
+    const orphan = file(
+      'ops-orphan.csv',
+      ['id,status', 'W-100-1-1,shut-in', 'W-NONAME,producing'].join('\n'),
+    );
+    const o = await cli([
+      'import',
+      orphan,
+      '--profile',
+      'well',
+      '--group',
+      'demo',
+      '--dataset',
+      'operations',
+    ]);
+    expect(o.code).toBe(1);
+    expect(o.stderr).toMatch(/W-NONAME would lack a required property/);
+    expect(await snapshot()).toEqual(before);
+
+    const unknown = await cli(['import', bad, '--profile', 'well', '--group', 'demo', '--dataset', 'nope']);
+    expect(unknown.stderr).toBe('assetql import: profile "well" declares no dataset "nope"\n');
+  });
+
+  it('appends SCADA observations; the newest value of each key is the observation', async () => {
+    const before = await stats('scada');
+    const csv = file(
+      'scada.csv',
+      [
+        'id,observedAt,casingPressure,tubingPressure,alarm',
+        'W-100-2-1,2030-01-01T10:00:00Z,7.5,3.25,',
+        'W-100-2-1,2030-01-01T12:00:00+01:00,7.0,,false',
+        'W-100-2-1,2029-12-31T23:00:00Z,1,,true',
+      ].join('\n'),
+    );
+    const r = await cli(['import', csv, '--profile', 'well', '--group', 'demo', '--dataset', 'scada']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ dataset: 'scada', rows: 3, inserted: 3 });
+    const row = await database.db
+      .selectFrom('assets')
+      .select(['observation'])
+      .where('user_group', '=', 'demo')
+      .where('profile', '=', 'well')
+      .where('id', '=', 'W-100-2-1')
+      .executeTakeFirstOrThrow();
+    // 12:00+01:00 is the newest; tubingPressure only came at 10:00Z; the 23:00 row is older.
+    // oilRate was only in the demo's readings: it stays.
+    expect(row.observation).toEqual({
+      casingPressure: 7,
+      tubingPressure: 3.25,
+      alarm: false,
+      oilRate: expect.any(Number),
+    });
+    const after = await stats('scada');
+    expect(Number(after!.observation_count)).toBe(Number(before?.observation_count ?? 0) + 3);
+    expect(after!.columns).toEqual(expect.arrayContaining(['alarm', 'casingPressure', 'tubingPressure']));
+
+    const stray = file('scada-stray.csv', 'id,observedAt,casingPressure\nW-GHOST,2030-01-01T00:00:00Z,1\n');
+    const s = await cli(['import', stray, '--profile', 'well', '--group', 'demo', '--dataset', 'scada']);
+    expect(s.code).toBe(1);
+    expect(s.stderr).toMatch(/no well assets W-GHOST/);
+    expect(Number((await stats('scada'))!.observation_count)).toBe(Number(after!.observation_count));
   });
 });
 

@@ -2,6 +2,19 @@ import { statSync } from 'node:fs';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { profilesWithExtensions } from '../../subgraphs/assets/assets.repository.ts';
+import { datasetKind } from '../../subgraphs/assets/datasets/plan.ts';
+import {
+  type Checked,
+  datasetColumns,
+  OBSERVED_AT,
+  validateDatasetRow,
+  validateObservation,
+} from '../../subgraphs/assets/datasets/validate.ts';
+import {
+  DatasetWriteError,
+  writeObservations,
+  writeUpDataset,
+} from '../../subgraphs/assets/datasets/write.ts';
 import {
   formatOf,
   IMPORT_FORMATS,
@@ -10,12 +23,7 @@ import {
   readAssets,
 } from '../../subgraphs/assets/import/readers.ts';
 import { upsertAssets } from '../../subgraphs/assets/import/upsert.ts';
-import {
-  type AssetImportRow,
-  type PreparedProfile,
-  prepareProfile,
-  validateAsset,
-} from '../../subgraphs/assets/import/validate.ts';
+import { prepareProfile, validateAsset } from '../../subgraphs/assets/import/validate.ts';
 import { effectiveProfile } from '../../subgraphs/assets/profiles/definition.ts';
 import { demoCommands } from './demo.ts';
 import { withDatabase } from './users.ts';
@@ -38,7 +46,8 @@ export function importCommands(cli: Command): void {
     )
     .option(
       '--dataset <dataset>',
-      'the dataset the rows come from; only recorded in the summary for now (datasets are planned)',
+      "a dataset declared by the profile: an up dataset's rows replace the assets' rows in it and the " +
+        'assets are re-merged; a state dataset\'s rows are observations (an "observedAt" column)',
     )
     .addHelpText(
       'after',
@@ -48,14 +57,17 @@ Formats:
            (GeoJSON text) or "longitude" and "latitude" (a point). An empty cell is absent.
   geojson  a FeatureCollection (.geojson, .json); feature.id or properties.id is the id.
   ndjson   one {"id", "properties", "geometry"} object per line (.ndjson, .jsonl).
-An existing asset's properties are replaced; its geometry is kept when the row has none.`,
+An existing asset's properties are replaced; its geometry is kept when the row has none.
+On a profile that declares up datasets, rows without --dataset are its "manual" layer.
+With an up dataset, columns are renamed by the profile's property maps; with a state dataset,
+each row is { id, observedAt, values... } and other columns are free keys (docs/assets.md).`,
     )
     .action(
       async (file: string, o: { profile: string; group: string; format?: string; dataset?: string }) => {
         try {
           await importFile(file, o);
         } catch (e) {
-          if (!(e instanceof ImportFileError)) throw e;
+          if (!(e instanceof ImportFileError) && !(e instanceof DatasetWriteError)) throw e;
           process.stderr.write(`assetql import: ${e.message}\n`);
           process.exitCode = 1;
         }
@@ -81,9 +93,32 @@ async function importFile(
     const [row] = await profilesWithExtensions(database.db, o.group, [o.profile]);
     if (!row) throw new ImportFileError(`group "${o.group}" has no profile "${o.profile}"`);
     const profile = prepareProfile(effectiveProfile(row, row.extensions));
+    const kind = o.dataset === undefined ? 'assets' : datasetKind(profile.profile, o.dataset);
+    if (kind === null) throw new ImportFileError(`profile "${o.profile}" declares no dataset "${o.dataset}"`);
+    const columns = o.dataset === undefined ? undefined : datasetColumns(profile, o.dataset);
+    // Columns named geometry, longitude or latitude are plain values unless they hold a geometry.
+    const names =
+      kind === 'state'
+        ? new Set(['geometry', 'longitude', 'latitude'])
+        : new Set([...profile.definitions.keys(), ...(columns?.renames.keys() ?? [])]);
     const read = (onBytes?: (n: number) => void) =>
-      readAssets(file, format, { propertyNames: new Set(profile.definitions.keys()), onBytes });
+      readAssets(file, format, { propertyNames: names, onBytes });
     const source = format === 'csv' ? 'text' : 'json';
+    const partial = (profile.profile.document.upDatasets ?? []).length > 0;
+    const validate = (item: ReadItem): Checked<unknown> =>
+      kind === 'state'
+        ? validateObservation(item.asset, { source })
+        : kind === 'up'
+          ? validateDatasetRow(profile, columns!, item.asset, { source })
+          : validateAsset(profile, item.asset, { source, partial });
+    // The same asset twice is an error; for observations, the same asset at the same time.
+    const keyOf = (item: ReadItem): string | undefined => {
+      const id = item.asset.id;
+      if (typeof id !== 'string' || id === '') return undefined;
+      if (kind !== 'state') return id;
+      const at = Date.parse(String(item.asset.properties[OBSERVED_AT]));
+      return Number.isNaN(at) ? undefined : `${id}\u0000${at}`;
+    };
 
     // Pass 1: validate everything, reporting every bad row; nothing is kept in memory but ids.
     const checking = progress('validating', size, 'bytes');
@@ -94,7 +129,7 @@ async function importFile(
     let bad = 0;
     for await (const item of read(checking.update)) {
       rows++;
-      const errors = check(profile, item, source, seen);
+      const errors = check(validate(item), keyOf(item), item.line, kind === 'state', seen);
       if (errors) {
         bad++;
         report(
@@ -120,25 +155,34 @@ async function importFile(
 
     // Pass 2: read again and stream the rows into one transaction.
     const writing = progress('writing', rows, 'rows');
-    async function* valid(): AsyncGenerator<AssetImportRow> {
+    async function* valid<T>(): AsyncGenerator<T> {
       for await (const item of read()) {
-        const r = validateAsset(profile, item.asset, { source });
+        const r = validate(item);
         if (!r.ok) throw new ImportFileError(`the file changed while importing (line ${item.line})`);
-        yield r.row;
+        yield r.row as T;
       }
     }
-    let result: Awaited<ReturnType<typeof upsertAssets>>;
+    const options = {
+      onProgress: (n: number) => {
+        writing.update(n);
+        if (n === rows && writing.active && database.engine === 'postgres') {
+          // COPY is done: set-based statements remain, without progress of their own.
+          writing.stop();
+          process.stderr.write('merging into assets...\n');
+        }
+      },
+    };
+    let result: { rows: number; inserted: number; updated: number; method: 'copy' | 'insert' };
     try {
-      result = await upsertAssets(database, o.group, o.profile, valid(), {
-        onProgress: (n) => {
-          writing.update(n);
-          if (n === rows && writing.active && database.engine === 'postgres') {
-            // COPY is done: one INSERT ... SELECT remains, without progress of its own.
-            writing.stop();
-            process.stderr.write('merging into assets...\n');
-          }
-        },
-      });
+      result =
+        kind === 'state'
+          ? await writeObservations(database, o.group, profile.profile, o.dataset!, valid(), options)
+          : kind === 'up'
+            ? await writeUpDataset(database, o.group, profile.profile, o.dataset!, valid(), options)
+            : await upsertAssets(database, o.group, o.profile, valid(), {
+                ...options,
+                profile: profile.profile,
+              });
     } finally {
       writing.stop();
     }
@@ -149,6 +193,7 @@ async function importFile(
           profile: o.profile,
           group: o.group,
           dataset: o.dataset ?? null,
+          ...(kind === 'state' ? { observations: true } : {}),
           format,
           rows: result.rows,
           inserted: result.inserted,
@@ -165,18 +210,18 @@ async function importFile(
 }
 
 function check(
-  profile: PreparedProfile,
-  item: ReadItem,
-  source: 'text' | 'json',
+  r: Checked<unknown>,
+  key: string | undefined,
+  line: number,
+  observation: boolean,
   seen: Map<string, number>,
 ): string[] | undefined {
-  const r = validateAsset(profile, item.asset, { source });
-  const errors = r.ok ? [] : r.errors;
-  const id = item.asset.id;
-  if (typeof id === 'string' && id !== '') {
-    const first = seen.get(id);
-    if (first !== undefined) errors.push(`id: also on line ${first}`);
-    else seen.set(id, item.line);
+  const errors = r.ok ? [] : [...r.errors];
+  if (key !== undefined) {
+    const first = seen.get(key);
+    if (first !== undefined)
+      errors.push(`${observation ? 'id and observedAt' : 'id'}: also on line ${first}`);
+    else seen.set(key, line);
   }
   return errors.length > 0 ? errors : undefined;
 }

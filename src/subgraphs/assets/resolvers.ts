@@ -7,11 +7,14 @@ import {
   forwardConnection,
   pageSize,
 } from '../../shared/cursors.ts';
-import { notImplemented, unauthenticated } from '../../shared/errors.ts';
+import { unauthenticated } from '../../shared/errors.ts';
 import { isAuthenticated } from '../../shared/identity.ts';
 import { type AssetRow, listAssets, listProfiles } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
 import { conversionsOf, convertedProperties, type PropertyMapping, putConversion } from './conversions.ts';
+import { MANUAL_DATASET, mergePlanOf } from './datasets/plan.ts';
+import { datasetViews } from './datasets/views.ts';
+import { DatasetWriteError, kyselyExec, writeUpDatasetIn } from './datasets/write.ts';
 import { exportResolvers } from './exports/resolvers.ts';
 import { compileFilter } from './filters/compile.ts';
 import { type AssetFilterInput, FilterError, type ProfileLookup } from './filters/types.ts';
@@ -64,10 +67,6 @@ function tenant(ctx: AssetsContext) {
   if (!isAuthenticated(ctx.identity)) throw unauthenticated();
   return ctx.identity;
 }
-
-const later = (what: string) => () => {
-  throw notImplemented(what);
-};
 
 interface AssetArgs {
   first?: number | null;
@@ -350,24 +349,34 @@ export const resolvers: Resolvers = {
       const profile = await ctx.loaders.profile.load(input.profile);
       if (!profile) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
       const prepared = prepareProfile(profile);
+      // On a profile fed by datasets the input is its manual layer: required properties may
+      // come from another dataset, so they are checked on the merge.
+      const partial = (profile.document.upDatasets ?? []).length > 0;
       const rows: AssetImportRow[] = [];
       const seen = new Set<string>();
       const problems: string[] = [];
       for (const [i, a] of input.assets.entries()) {
         if (seen.has(a.id)) problems.push(`assets[${i}]: id ${a.id} is given twice`);
         seen.add(a.id);
-        const checked = validateAsset(prepared, {
-          id: a.id,
-          properties: a.properties ?? {},
-          geometry: a.geometry ?? undefined,
-        });
+        const checked = validateAsset(
+          prepared,
+          { id: a.id, properties: a.properties ?? {}, geometry: a.geometry ?? undefined },
+          { partial },
+        );
         if (checked.ok) rows.push(checked.row);
         else problems.push(...checked.errors.map((e) => `assets[${i}]: ${e}`));
       }
       if (problems.length) return fail('INVALID_INPUT', problems.slice(0, 20).join('; '));
-      const result = await upsertAssets(ctx.database, ctx.identity.userGroup, input.profile, rows, {
-        method: 'insert',
-      });
+      let result: Awaited<ReturnType<typeof upsertAssets>>;
+      try {
+        result = await upsertAssets(ctx.database, ctx.identity.userGroup, input.profile, rows, {
+          method: 'insert',
+          profile,
+        });
+      } catch (e) {
+        if (!(e instanceof DatasetWriteError)) throw e;
+        return fail('INVALID_INPUT', e.message);
+      }
       for (const r of rows) ctx.loaders.asset.clear({ profile: input.profile, id: r.id });
       const stored = await ctx.loaders.asset.loadMany(
         rows.map((r) => ({ profile: input.profile, id: r.id })),
@@ -451,30 +460,41 @@ export const resolvers: Resolvers = {
         .where('profile', '=', target.profile)
         .where('id', 'in', ids)
         .execute();
+      const layered = mergePlanOf(target) !== null;
       await ctx.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('assets')
-          .values(
-            rows.map((r) => ({
-              user_group: group,
-              profile: target.profile,
-              id: r.id,
-              properties: JSON.stringify(r.properties),
-              geometry: r.geometry ? JSON.stringify(r.geometry) : null,
-              display_name: r.display_name,
-              is_deleted: r.is_deleted,
-            })),
-          )
-          .onConflict((oc) =>
-            oc.columns(['user_group', 'profile', 'id']).doUpdateSet((eb) => ({
-              properties: eb.ref('excluded.properties'),
-              geometry: eb.fn.coalesce('excluded.geometry', 'assets.geometry'),
-              display_name: eb.ref('excluded.display_name'),
-              is_deleted: eb.ref('excluded.is_deleted'),
-              modified_at: new Date(),
-            })),
-          )
-          .execute();
+        // A target fed by datasets takes the converted values as its manual layer.
+        if (layered)
+          await writeUpDatasetIn(
+            kyselyExec(trx),
+            group,
+            target,
+            MANUAL_DATASET,
+            rows.map((r) => ({ id: r.id, values: r.properties, geometry: r.geometry })),
+          );
+        else
+          await trx
+            .insertInto('assets')
+            .values(
+              rows.map((r) => ({
+                user_group: group,
+                profile: target.profile,
+                id: r.id,
+                properties: JSON.stringify(r.properties),
+                geometry: r.geometry ? JSON.stringify(r.geometry) : null,
+                display_name: r.display_name,
+                is_deleted: r.is_deleted,
+              })),
+            )
+            .onConflict((oc) =>
+              oc.columns(['user_group', 'profile', 'id']).doUpdateSet((eb) => ({
+                properties: eb.ref('excluded.properties'),
+                geometry: eb.fn.coalesce('excluded.geometry', 'assets.geometry'),
+                display_name: eb.ref('excluded.display_name'),
+                is_deleted: eb.ref('excluded.is_deleted'),
+                modified_at: new Date(),
+              })),
+            )
+            .execute();
         if (conversion.delete_source) {
           await deleteAssets({ db: trx }, group, input.profile, ids, {
             isDeletedProperty: source.document.isDeletedProperty,
@@ -556,9 +576,10 @@ export const resolvers: Resolvers = {
     assetById: (p, { id }, ctx) => ctx.loaders.asset.load({ profile: p.profile, id }),
     extensions: (p) => p.extensions,
     assetsExport: exportResolvers.assetsExport,
-    upDatasets: later('upDatasets'),
-    upDataset: later('upDataset'),
-    stateUpdateDatasets: later('stateUpdateDatasets'),
+    upDatasets: async (p, _args, ctx) => (await datasetViews(ctx, p)).up,
+    upDataset: async (p, { dataset }, ctx) =>
+      (await datasetViews(ctx, p)).up.find((d) => d.dataset === dataset) ?? null,
+    stateUpdateDatasets: async (p, _args, ctx) => (await datasetViews(ctx, p)).state,
     viewConfigurations: (p, _args, ctx) => viewsOf(ctx.db, p.userGroup, p.profile),
     viewConfiguration: async (p, { id }, ctx) =>
       (await viewsOf(ctx.db, p.userGroup, p.profile, id))[0] ?? null,

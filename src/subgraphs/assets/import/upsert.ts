@@ -5,6 +5,9 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../../../storage/database.ts';
 import type { Tables } from '../../../storage/tables.ts';
+import { MANUAL_DATASET, mergePlanOf } from '../datasets/plan.ts';
+import { forgetAssets, kyselyExec, writeUpDataset } from '../datasets/write.ts';
+import type { EffectiveProfile } from '../profiles/definition.ts';
 import type { AssetImportRow } from './validate.ts';
 
 /** Loads at least this large refresh the table's planner statistics. */
@@ -22,6 +25,11 @@ export interface UpsertOptions {
   chunkSize?: number;
   /** Called as rows are sent, with the count so far. */
   onProgress?: (rows: number) => void;
+  /**
+   * The profile. When it declares up datasets the rows are written as its `manual` layer and
+   * the assets re-merged (docs/assets.md "Datasets"); otherwise they are the properties.
+   */
+  profile?: EffectiveProfile;
 }
 
 export interface UpsertResult {
@@ -55,6 +63,16 @@ export async function upsertAssets(
   options: UpsertOptions = {},
 ): Promise<UpsertResult> {
   const method = options.method ?? (database.engine === 'postgres' ? 'copy' : 'insert');
+  if (options.profile && mergePlanOf(options.profile)) {
+    const layer = async function* () {
+      for await (const r of rows) yield { id: r.id, values: r.properties, geometry: r.geometry };
+    };
+    const result = await writeUpDataset(database, group, options.profile, MANUAL_DATASET, layer(), {
+      ...options,
+      method,
+    });
+    return { rows: result.rows, inserted: result.inserted, updated: result.updated, method };
+  }
   const client = await database.pool.connect();
   let broken: Error | undefined;
   try {
@@ -227,6 +245,19 @@ export async function deleteAssets(
     let deleted = 0;
     for (let i = 0; i < ids.length; i += 10_000) {
       const slice = ids.slice(i, i + 10_000);
+      if (options.hard) await forgetAssets(kyselyExec(trx), group, profile, slice);
+      else if (options.isDeletedProperty) {
+        // A merged asset keeps the flag in its manual layer, which wins over imported values
+        // unless declared lower; assets without dataset rows hold it in their properties.
+        await trx.executeQuery(
+          sql`insert into asset_dataset_rows as r (user_group, profile, dataset, asset_id, values)
+            select ${group}, ${profile}, ${MANUAL_DATASET}, d.asset_id, jsonb_build_object(${options.isDeletedProperty}::text, true)
+            from (select distinct asset_id from asset_dataset_rows
+                  where user_group = ${group} and profile = ${profile} and asset_id = any(${slice}::text[])) d
+            on conflict (user_group, profile, dataset, asset_id) do update
+            set values = r.values || excluded.values, modified_at = now()`.compile(trx),
+        );
+      }
       const result = options.hard
         ? await trx
             .deleteFrom('assets')

@@ -35,6 +35,11 @@ export interface ValidateOptions {
    * null is absent; numbers and booleans given as strings are still coerced.
    */
   source?: 'text' | 'json';
+  /**
+   * A partial row (one layer of a merged asset): required properties are checked on the
+   * merge, not here.
+   */
+  partial?: boolean;
 }
 
 /**
@@ -100,7 +105,7 @@ export function validateAsset(
   if (unknown.length > 0)
     errors.push(`unknown ${unknown.length === 1 ? 'property' : 'properties'}: ${unknown.join(', ')}`);
 
-  for (const def of prepared.definitions.values()) {
+  for (const def of options.partial ? [] : prepared.definitions.values()) {
     if (def.required && !(def.name in properties) && (def.default === undefined || def.default === null))
       errors.push(`${def.name}: required`);
   }

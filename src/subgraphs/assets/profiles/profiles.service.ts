@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Tables } from '../../../storage/tables.ts';
 import { profilesWithExtensions } from '../assets.repository.ts';
+import { DatasetWriteError, followProfileChange, kyselyExec } from '../datasets/write.ts';
 import {
   type EffectiveProfile,
   type ExtensionDocument,
@@ -66,53 +67,78 @@ export async function applyProfiles(
   owner: string,
   inputs: ProfileInput[],
 ): Promise<ProfileOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const existing = await loadAll(trx, group);
-    const next = new Map(existing);
-    for (const input of inputs) {
-      const old = existing.get(input.profile);
-      next.set(
-        input.profile,
-        effectiveProfile(
-          {
+  return refusingBadMerges(async () =>
+    db.transaction().execute(async (trx) => {
+      const existing = await loadAll(trx, group);
+      const next = new Map(existing);
+      for (const input of inputs) {
+        const old = existing.get(input.profile);
+        next.set(
+          input.profile,
+          effectiveProfile(
+            {
+              user_group: group,
+              profile: input.profile,
+              title: input.title,
+              owner_username: old?.ownerUsername ?? owner,
+              definition: documentOf(input) as unknown as Record<string, unknown>,
+            },
+            old ? old.extensions.map((e) => ({ extension: e, definition: extensionDefinition(old, e) })) : [],
+          ),
+        );
+      }
+      const problem = validateSet(
+        next,
+        inputs.map((i) => i.profile),
+      );
+      if (problem) return { ok: false, ...problem };
+      for (const input of inputs) {
+        await trx
+          .insertInto('asset_profiles')
+          .values({
             user_group: group,
             profile: input.profile,
             title: input.title,
-            owner_username: old?.ownerUsername ?? owner,
-            definition: documentOf(input) as unknown as Record<string, unknown>,
-          },
-          old ? old.extensions.map((e) => ({ extension: e, definition: extensionDefinition(old, e) })) : [],
-        ),
-      );
-    }
-    const problem = validateSet(
-      next,
-      inputs.map((i) => i.profile),
-    );
-    if (problem) return { ok: false, ...problem };
-    for (const input of inputs) {
-      await trx
-        .insertInto('asset_profiles')
-        .values({
-          user_group: group,
-          profile: input.profile,
-          title: input.title,
-          owner_username: owner,
-          definition: JSON.stringify(documentOf(input)),
-        })
-        .onConflict((oc) =>
-          oc.columns(['user_group', 'profile']).doUpdateSet((eb) => ({
-            title: eb.ref('excluded.title'),
-            definition: eb.ref('excluded.definition'),
-            version: sql`asset_profiles.version + 1`,
-            updated_at: sql`now()`,
-          })),
-        )
-        .execute();
-      await refreshAssets(trx, next.get(input.profile)!);
-    }
-    return { ok: true, profiles: inputs.map((i) => i.profile) };
-  });
+            owner_username: owner,
+            definition: JSON.stringify(documentOf(input)),
+          })
+          .onConflict((oc) =>
+            oc.columns(['user_group', 'profile']).doUpdateSet((eb) => ({
+              title: eb.ref('excluded.title'),
+              definition: eb.ref('excluded.definition'),
+              version: sql`asset_profiles.version + 1`,
+              updated_at: sql`now()`,
+            })),
+          )
+          .execute();
+        await followProfileChange(
+          kyselyExec(trx),
+          group,
+          existing.get(input.profile),
+          next.get(input.profile)!,
+        );
+        await refreshAssets(trx, next.get(input.profile)!);
+      }
+      return { ok: true, profiles: inputs.map((i) => i.profile) };
+    }),
+  );
+}
+
+/**
+ * A profile change that would leave merged assets without a required property (a removed
+ * dataset was their only source) is refused like any other invalid change.
+ */
+async function refusingBadMerges(change: () => Promise<ProfileOutcome>): Promise<ProfileOutcome> {
+  try {
+    return await change();
+  } catch (e) {
+    if (!(e instanceof DatasetWriteError)) throw e;
+    return {
+      ok: false,
+      type: 'INVALID_DATASET',
+      message: `The change would break merged assets: ${e.message}.`,
+    };
+  }
 }
 
 /** Re-checks the changed profiles and every profile whose relationships point at them. */
@@ -207,28 +233,31 @@ export async function putExtension(
   if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(extension)) {
     return { ok: false, type: 'INVALID_INPUT', message: `Extension name ${extension} is not valid.` };
   }
-  return db.transaction().execute(async (trx) => {
-    const all = await loadAll(trx, group);
-    const p = all.get(profile);
-    if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
-    const ext = extensionOf(input);
-    const next = withExtensions(p, extension, ext);
-    all.set(profile, next);
-    const problem = validateSet(all, [profile]);
-    if (problem) return { ok: false, ...problem };
-    await trx
-      .insertInto('asset_profile_extensions')
-      .values({ user_group: group, profile, extension, definition: JSON.stringify(ext) })
-      .onConflict((oc) =>
-        oc
-          .columns(['user_group', 'profile', 'extension'])
-          .doUpdateSet((eb) => ({ definition: eb.ref('excluded.definition'), updated_at: sql`now()` })),
-      )
-      .execute();
-    await touch(trx, group, profile);
-    await refreshAssets(trx, next);
-    return { ok: true, profiles: [profile] };
-  });
+  return refusingBadMerges(() =>
+    db.transaction().execute(async (trx) => {
+      const all = await loadAll(trx, group);
+      const p = all.get(profile);
+      if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
+      const ext = extensionOf(input);
+      const next = withExtensions(p, extension, ext);
+      all.set(profile, next);
+      const problem = validateSet(all, [profile]);
+      if (problem) return { ok: false, ...problem };
+      await trx
+        .insertInto('asset_profile_extensions')
+        .values({ user_group: group, profile, extension, definition: JSON.stringify(ext) })
+        .onConflict((oc) =>
+          oc
+            .columns(['user_group', 'profile', 'extension'])
+            .doUpdateSet((eb) => ({ definition: eb.ref('excluded.definition'), updated_at: sql`now()` })),
+        )
+        .execute();
+      await touch(trx, group, profile);
+      await followProfileChange(kyselyExec(trx), group, p, next);
+      await refreshAssets(trx, next);
+      return { ok: true, profiles: [profile] };
+    }),
+  );
 }
 
 export async function removeExtension(
@@ -237,27 +266,30 @@ export async function removeExtension(
   profile: string,
   extension: string,
 ): Promise<ProfileOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const all = await loadAll(trx, group);
-    const p = all.get(profile);
-    if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
-    if (!p.extensions.includes(extension))
-      return { ok: false, type: 'NOT_FOUND', message: `Profile ${profile} has no extension ${extension}.` };
-    const next = withExtensions(p, extension, null);
-    all.set(profile, next);
-    // Removing definitions may break this profile's display settings or another's relationship.
-    const problem = validateSet(all, [profile]);
-    if (problem) return { ok: false, ...problem };
-    await trx
-      .deleteFrom('asset_profile_extensions')
-      .where('user_group', '=', group)
-      .where('profile', '=', profile)
-      .where('extension', '=', extension)
-      .execute();
-    await touch(trx, group, profile);
-    await refreshAssets(trx, next);
-    return { ok: true, profiles: [profile] };
-  });
+  return refusingBadMerges(() =>
+    db.transaction().execute(async (trx) => {
+      const all = await loadAll(trx, group);
+      const p = all.get(profile);
+      if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
+      if (!p.extensions.includes(extension))
+        return { ok: false, type: 'NOT_FOUND', message: `Profile ${profile} has no extension ${extension}.` };
+      const next = withExtensions(p, extension, null);
+      all.set(profile, next);
+      // Removing definitions may break this profile's display settings or another's relationship.
+      const problem = validateSet(all, [profile]);
+      if (problem) return { ok: false, ...problem };
+      await trx
+        .deleteFrom('asset_profile_extensions')
+        .where('user_group', '=', group)
+        .where('profile', '=', profile)
+        .where('extension', '=', extension)
+        .execute();
+      await touch(trx, group, profile);
+      await followProfileChange(kyselyExec(trx), group, p, next);
+      await refreshAssets(trx, next);
+      return { ok: true, profiles: [profile] };
+    }),
+  );
 }
 
 /**

@@ -144,6 +144,63 @@ export function validateEffective(
     const problem = defined(m.property, `propertyMaps ${m.dataset}.${m.column} fills`);
     if (problem) return problem;
   }
+  return checkDatasets(p);
+}
+
+/**
+ * Dataset declarations (docs/assets.md "Datasets"): ids unique across up and state datasets,
+ * integer priorities, and property maps that name a declared up dataset, fill each property
+ * once per dataset and never rename a column onto another column of the same dataset.
+ */
+function checkDatasets(
+  p: Pick<EffectiveProfile, 'profile' | 'document' | 'propertyMaps'>,
+): ProfileProblem | null {
+  const fail = (message: string): ProfileProblem => ({ type: 'INVALID_DATASET', message });
+  const doc = p.document;
+  const up = new Set<string>();
+  const seen = new Set<string>();
+  for (const [key, list] of [
+    ['upDatasets', doc.upDatasets],
+    ['stateUpdateDatasets', doc.stateUpdateDatasets],
+  ] as const) {
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) return fail(`${key} must be a list.`);
+    for (const [i, d] of list.entries()) {
+      const at = `${key}[${i}]`;
+      if (typeof d?.dataset !== 'string' || !PROFILE_ID.test(d.dataset))
+        return fail(`${at}.dataset must start with a letter and have letters, digits, _ or - (at most 64).`);
+      if (seen.has(d.dataset)) return fail(`Dataset ${d.dataset} is declared twice.`);
+      seen.add(d.dataset);
+      if (d.title !== undefined && d.title !== null && typeof d.title !== 'string')
+        return fail(`${at}.title must be text.`);
+      if (key === 'upDatasets') {
+        up.add(d.dataset);
+        if (d.priority !== undefined && d.priority !== null && !Number.isSafeInteger(d.priority))
+          return fail(`The priority of dataset ${d.dataset} must be an integer.`);
+      } else {
+        if (d.dataset === 'manual')
+          return fail('Dataset manual is the layer of direct writes: an up dataset.');
+        if (d.priority !== undefined && d.priority !== null)
+          return fail(`State dataset ${d.dataset} takes no priority: the latest observation wins.`);
+      }
+    }
+  }
+  const columns = new Set<string>();
+  const filled = new Map<string, string>();
+  for (const m of p.propertyMaps) {
+    if (!up.has(m.dataset))
+      return fail(`propertyMaps ${m.dataset}.${m.column}: ${p.profile} declares no up dataset ${m.dataset}.`);
+    if (m.dataset === 'manual') return fail('Dataset manual holds property names: it takes no property map.');
+    if (typeof m.column !== 'string' || m.column === '' || m.column === 'id')
+      return fail(`propertyMaps ${m.dataset}: a column must be named, and not "id".`);
+    if (columns.has(`${m.dataset}\u0000${m.column}`))
+      return fail(`Column ${m.dataset}.${m.column} is mapped twice.`);
+    columns.add(`${m.dataset}\u0000${m.column}`);
+    const other = filled.get(`${m.dataset}\u0000${m.property}`);
+    if (other !== undefined)
+      return fail(`Columns ${m.dataset}.${other} and ${m.dataset}.${m.column} both fill ${m.property}.`);
+    filled.set(`${m.dataset}\u0000${m.property}`, m.column);
+  }
   return null;
 }
 
