@@ -51,6 +51,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       primary key (user_group, profile, dataset)
     )`.execute(db);
 
+  // Merging is `||` over an asset's rows in priority order: an aggregate of it merges rows
+  // without exploding every value into key/value pairs (only mapped datasets are renamed).
+  await sql`
+    create aggregate assetql_jsonb_merge(jsonb) (sfunc = jsonb_concat, stype = jsonb, initcond = '{}')`.execute(
+    db,
+  );
+
   // When each key of `assets.observation` was observed, so an older observation arriving late
   // never replaces a newer value, without reading the history.
   await sql`alter table assets add column observation_at jsonb`.execute(db);

@@ -350,17 +350,21 @@ export async function mergeAssets(
 ): Promise<{ inserted: number; updated: number }> {
   const [r] = await exec<{ inserted: number; updated: number; missing: string[] | null }>(
     `with ids as (${ids}),
-     plan as (select * from unnest($3::text[]) with ordinality as p(dataset, ord)),
      maps as (select * from unnest($4::text[], $5::text[], $6::text[]) as m(dataset, col, prop)),
+     plan as (
+       select p.dataset, p.ord, exists (select 1 from maps m where m.dataset = p.dataset) as mapped
+       from unnest($3::text[]) with ordinality as p(dataset, ord)),
      merged as (
        select i.id, i.geometry,
-         coalesce(jsonb_object_agg(coalesce(m.prop, e.key), e.value order by p.ord)
-                    filter (where e.key is not null), '{}'::jsonb) as properties
+         assetql_jsonb_merge(
+           case when p.mapped then
+             (select coalesce(jsonb_object_agg(coalesce($9::jsonb -> r.dataset ->> e.key, e.key), e.value), '{}'::jsonb)
+              from jsonb_each(r.values) e)
+           else r.values end
+           order by p.ord) as properties
        from ids i
        join asset_dataset_rows r on r.user_group = $1 and r.profile = $2 and r.asset_id = i.id
        join plan p on p.dataset = r.dataset
-       left join lateral jsonb_each(r.values) e on true
-       left join maps m on m.dataset = r.dataset and m.col = e.key
        group by i.id, i.geometry),
      prepared as (select id, geometry, properties, $7::jsonb || properties as w from merged),
      upserted as (
@@ -392,6 +396,15 @@ export async function mergeAssets(
       plan.maps.map((m) => m.property),
       JSON.stringify(plan.defaults),
       plan.required,
+      // { dataset: { column: property } }: renaming without a join per value
+      JSON.stringify(
+        Object.fromEntries(
+          [...new Set(plan.maps.map((m) => m.dataset))].map((d) => [
+            d,
+            Object.fromEntries(plan.maps.filter((m) => m.dataset === d).map((m) => [m.column, m.property])),
+          ]),
+        ),
+      ),
     ],
   );
   if (r!.missing?.length) {
