@@ -51,7 +51,7 @@ async function existing(): Promise<string[]> {
   const ids: string[] = [];
   let after: string | null = null;
   for (;;) {
-    const r = await t.graphql<any>(PAGE, { first: 1000, after }, demo);
+    const r: { body: any } = await t.graphql<any>(PAGE, { first: 1000, after }, demo);
     const conn = r.body.data.assets.all;
     ids.push(...conn.edges.map((e: any) => e.node.id));
     if (!conn.pageInfo.hasNextPage) return ids;
@@ -79,10 +79,11 @@ describe('keyset pagination under concurrent inserts', () => {
       try {
         let cursor: string | null = null;
         for (let pages = 0; pages < 200; pages++) {
-          const vars = direction === 'forwards' ? { first: 50, after: cursor } : { last: 50, before: cursor };
-          const r = await t.graphql<any>(PAGE, vars, demo);
+          const vars: Record<string, unknown> =
+            direction === 'forwards' ? { first: 50, after: cursor } : { last: 50, before: cursor };
+          const r: { body: any } = await t.graphql<any>(PAGE, vars, demo);
           expect(r.body.errors).toBeUndefined();
-          const conn = r.body.data.assets.all;
+          const conn: any = r.body.data.assets.all;
           const ids: string[] = conn.edges.map((e: any) => e.node.id);
           // Each page is in ascending id order, whichever way we page.
           expect([...ids].sort()).toEqual(ids);
