@@ -668,7 +668,7 @@ describe('refused mutations', () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.array(good, { maxLength: 5 }), bad, fc.nat(), async (goods, one, at) => {
-        const assets = [...goods];
+        const assets: unknown[] = [...goods];
         assets.splice(at % (goods.length + 1), 0, one);
         const before = await countRows('assets');
         const a = await gql(UPSERT, { i: { profile: 'well', assets } });
