@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 const BIN = join(import.meta.dirname, '../src/cli/bin.ts');
+let databases = 0;
 const run = promisify(execFile);
 
 export interface Server {
@@ -23,8 +25,22 @@ export interface Server {
  */
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aq-bench-'));
+  // Each scenario gets a database of its own on the server DATABASE_URL names, dropped after.
+  const admin = process.env.DATABASE_URL;
+  const own = admin ? `assetql_bench_${process.pid}_${++databases}` : undefined;
+  let databaseUrl: string | undefined;
+  if (admin && own) {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`create database ${own}`);
+    await c.end();
+    const url = new URL(admin);
+    url.pathname = `/${own}`;
+    databaseUrl = url.toString();
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     DATA_DIR: dataDir,
     PORT: '0',
     LOG_LEVEL: 'warn',
@@ -36,12 +52,11 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     () => true,
     () => false,
   );
+  // The same V8 flag as `npm start` and the `assetql` command's shebang.
+  const node = [process.execPath, '--max-semi-space-size=32', BIN, 'serve'];
   const child = pinned
-    ? spawn('taskset', ['-c', '0', process.execPath, BIN, 'serve'], {
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-    : spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn('taskset', ['-c', '0', ...node], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(node[0]!, node.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   if (process.env.BENCH_DEBUG) child.stderr!.on('data', (b: Buffer) => process.stderr.write(`server: ${b}`));
   const url = await new Promise<string>((resolve, reject) => {
@@ -74,6 +89,12 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
         await exited;
       }
       rmSync(dataDir, { recursive: true, force: true });
+      if (admin && own) {
+        const c = new pg.Client({ connectionString: admin });
+        await c.connect();
+        await c.query(`drop database if exists ${own} with (force)`);
+        await c.end();
+      }
     },
   };
 }

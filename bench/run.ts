@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { assetsBench, assetsMarkdown } from './assets.ts';
 import { authBench, authMarkdown } from './auth.ts';
+import { exportsBench, exportsMarkdown } from './exports.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only auth]`: runs the benchmark scenarios against this
@@ -32,9 +33,33 @@ if (wanted('assets')) {
   sections.push(assetsMarkdown(r));
 }
 
+if (wanted('exports')) {
+  process.stderr.write('bench: exports…\n');
+  const r = await exportsBench({ quick });
+  results.exports = r;
+  sections.push(exportsMarkdown(r));
+}
+
 const dir = join(import.meta.dirname, 'results');
 mkdirSync(dir, { recursive: true });
 const stamp = quick ? 'latest-quick' : 'latest';
-writeFileSync(join(dir, `${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
-writeFileSync(join(dir, `${stamp}.md`), `${sections.join('\n')}\n`);
+// A partial run (`--only`) replaces the results of its scenarios and keeps the others'.
+const latest = join(dir, `${stamp}.json`);
+const merged: Record<string, unknown> = {
+  ...(existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) : {}),
+  ...results,
+};
+const markdown: Record<string, (r: never) => string> = {
+  auth: authMarkdown,
+  assets: assetsMarkdown,
+  exports: exportsMarkdown,
+};
+writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
+writeFileSync(
+  join(dir, `${stamp}.md`),
+  `${Object.entries(markdown)
+    .filter(([name]) => merged[name])
+    .map(([name, render]) => render(merged[name] as never))
+    .join('\n')}\n`,
+);
 process.stdout.write(`${sections.join('\n')}\n`);

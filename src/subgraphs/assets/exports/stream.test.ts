@@ -1,6 +1,8 @@
+import { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../../../../test/helpers/database.ts';
-import { inlineParameters, sheetName } from './stream.ts';
+import { backlog, inlineParameters, sheetName } from './stream.ts';
 import { ExportTokens } from './tokens.ts';
 
 let database: TestDatabase;
@@ -66,5 +68,23 @@ describe('ExportTokens', () => {
 
   it('refuses short keys', () => {
     expect(() => new ExportTokens(new Uint8Array(16))).toThrow();
+  });
+});
+
+describe('backlog', () => {
+  it('reads how far exceljs has run ahead of the zip compressor', async () => {
+    const sink = new Writable({ write: (_c, _e, done) => done() });
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+      stream: sink,
+      useStyles: false,
+      useSharedStrings: false,
+    });
+    const sheet = workbook.addWorksheet('w');
+    expect(backlog(sheet)).toBe(0);
+    for (let i = 0; i < 20_000; i++) sheet.addRow([`W-${i}`, i, true]).commit();
+    // Written without yielding: the compressor has not had a turn, so the XML waits.
+    expect(backlog(sheet)).toBeGreaterThan(100_000);
+    sheet.commit();
+    await workbook.commit();
   });
 });

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -17,10 +16,11 @@ const pgUtils = (pg as unknown as { utils: { prepareValue(value: unknown): unkno
 /** Rows per keyset step: big enough to amortise a round trip, small enough to bound memory. */
 export const EXPORT_BATCH = 2000;
 
+/** The size of the blocks a CSV export is written in. */
+const BLOCK_BYTES = 64 * 1024;
+
 /** Excel's limit on the characters of one cell. */
 const EXCEL_CELL_MAX = 32767;
-
-type Mode = 'text' | 'json';
 
 /** The first non-null default of each property, as `Asset.properties` shows it. */
 function defaultsOf(spec: ResolvedExport): Map<string, unknown> {
@@ -33,23 +33,17 @@ function defaultsOf(spec: ResolvedExport): Map<string, unknown> {
 }
 
 /**
- * The export's rows in id order: `id`, display name, then each property's *effective* value
- * (the stored value, else the profile's default). `text` gives PostgreSQL's text of the JSON
- * value (a string unquoted, other values as JSON), `json` the JSON value itself.
+ * The export's rows in id order: `id`, display name, then PostgreSQL's text of each property's
+ * *effective* value (the stored value, else the profile's default): a string unquoted, any
+ * other JSON value as its JSON text, JSON null and missing as SQL null.
  */
-function rowsQuery(db: Kysely<Tables>, spec: ResolvedExport, mode: Mode, after?: string, limit?: number) {
+function rowsQuery(db: Kysely<Tables>, spec: ResolvedExport, after?: string, limit?: number) {
   const defaults = defaultsOf(spec);
   const columns = spec.properties.map((name, i) => {
     const fallback = defaults.get(name);
-    if (mode === 'text') {
-      const text =
-        fallback === undefined ? null : typeof fallback === 'string' ? fallback : JSON.stringify(fallback);
-      return sql<string | null>`coalesce(a.properties ->> ${name}::text, ${text}::text)`.as(`c${i}`);
-    }
-    const json = fallback === undefined ? null : JSON.stringify(fallback);
-    return sql<unknown>`coalesce(nullif(a.properties -> ${name}::text, 'null'::jsonb), ${json}::jsonb)`.as(
-      `c${i}`,
-    );
+    const text =
+      fallback === undefined ? null : typeof fallback === 'string' ? fallback : JSON.stringify(fallback);
+    return sql<string | null>`coalesce(a.properties ->> ${name}::text, ${text}::text)`.as(`c${i}`);
   });
   let q = db
     .selectFrom('assets as a')
@@ -119,7 +113,6 @@ function closingQuote(text: string, start: number, quote: string, escapes: boole
 async function* batches(
   database: Pick<Database, 'db' | 'pool' | 'engine'>,
   spec: ResolvedExport,
-  mode: Mode,
 ): AsyncGenerator<unknown[][]> {
   const client = await database.pool.connect();
   const snapshot = database.engine === 'postgres';
@@ -128,7 +121,7 @@ async function* batches(
   try {
     if (snapshot) await client.query('begin isolation level repeatable read read only');
     const read = (after?: string) => {
-      const q = rowsQuery(database.db, spec, mode, after, EXPORT_BATCH);
+      const q = rowsQuery(database.db, spec, after, EXPORT_BATCH);
       return client.query<unknown[]>({ text: q.sql, values: q.parameters as unknown[], rowMode: 'array' });
     };
     pending = read();
@@ -152,34 +145,68 @@ async function* batches(
 
 async function* csvByBatches(database: Pick<Database, 'db' | 'pool' | 'engine'>, spec: ResolvedExport) {
   yield Buffer.from(stringify([headerOf(spec)]));
-  for await (const rows of batches(database, spec, 'text')) yield Buffer.from(stringify(rows));
+  for await (const rows of batches(database, spec)) yield Buffer.from(stringify(rows));
 }
 
 /** PostgreSQL writes the CSV itself (`COPY ... WITH (FORMAT csv)`): the fastest path there is. */
 async function* csvByCopy(database: Pick<Database, 'db' | 'pool' | 'engine'>, spec: ResolvedExport) {
-  const q = rowsQuery(database.db, spec, 'text');
+  const q = rowsQuery(database.db, spec);
   const copy = `copy (${inlineParameters(q.sql, q.parameters)}) to stdout with (format csv)`;
   const client = await database.pool.connect();
   let complete = false;
   try {
     yield Buffer.from(stringify([headerOf(spec)]));
     const stream = client.query(copyTo(copy));
-    for await (const chunk of stream) yield chunk as Buffer;
+    // COPY sends a message per row; pass them on in blocks, not one write per row.
+    let block: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stream) {
+      block.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= BLOCK_BYTES) {
+        yield Buffer.concat(block, size);
+        block = [];
+        size = 0;
+      }
+    }
+    if (size > 0) yield Buffer.concat(block, size);
     complete = true;
   } finally {
     client.release(complete ? undefined : new Error('export abandoned'));
   }
 }
 
-/** A JSON value as a spreadsheet cell: numbers and booleans stay typed, the rest is text. */
-function cell(value: unknown): string | number | boolean | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'number' || typeof value === 'boolean') return value;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  // XML 1.0 cannot carry most control characters; Excel refuses cells over its limit.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing exactly those characters
-  const clean = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding exactly those characters
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
+
+/** Text for a cell: without characters XML 1.0 cannot carry, within Excel's cell limit. */
+function text(value: string): string {
+  NOT_XML.lastIndex = 0;
+  const clean = NOT_XML.test(value) ? value.replace(NOT_XML, '') : value;
   return clean.length > EXCEL_CELL_MAX ? clean.slice(0, EXCEL_CELL_MAX) : clean;
+}
+
+type Cell = string | number | boolean | null;
+
+/**
+ * Turns PostgreSQL's text of a property value into a typed cell by the property's type:
+ * numbers and booleans stay typed, everything else (JSON as its text) is a text cell. A value
+ * that does not fit its type (possible in old data) stays text rather than becoming wrong.
+ */
+function cellOf(type: string | undefined): (value: string | null) => Cell {
+  switch (type) {
+    case 'NUMBER':
+    case 'INTEGER':
+      return (v) => {
+        if (v === null) return null;
+        const n = Number(v);
+        return v.trim() !== '' && Number.isFinite(n) ? n : text(v);
+      };
+    case 'BOOLEAN':
+      return (v) => (v === null ? null : v === 'true' ? true : v === 'false' ? false : text(v));
+    default:
+      return (v) => (v === null ? null : text(v));
+  }
 }
 
 /** A sheet name Excel accepts: at most 31 characters, none of `[]:*?/\`. */
@@ -188,11 +215,30 @@ export function sheetName(profile: string): string {
   return name === '' ? 'assets' : name;
 }
 
+/** How far the XML may run ahead of the zip compressor before the writer waits. */
+const XLSX_BACKLOG_BYTES = 1 << 20;
+
+/**
+ * Bytes exceljs has handed to the zip entry of `sheet` that the compressor has not yet taken.
+ * exceljs 4 ignores backpressure between a sheet and its zip entry, so without this check a
+ * large export would sit in memory (measured: the whole file). The sheet's stream and its pipe
+ * are exceljs internals (version pinned by the lock file); stream.test.ts checks that the
+ * backlog can be read.
+ */
+export function backlog(sheet: unknown): number {
+  const sink = (sheet as { stream?: { pipes?: unknown[] } }).stream?.pipes?.[0] as
+    | { _writableState?: { length: number }; _readableState?: { length: number } }
+    | undefined;
+  return (sink?._writableState?.length ?? 0) + (sink?._readableState?.length ?? 0);
+}
+
 /**
  * XLSX through exceljs's streaming writer. Rows are committed a batch at a time and the next
  * batch waits while the output is backed up, so memory stays bounded whatever the size.
  */
 async function* xlsx(database: Pick<Database, 'db' | 'pool' | 'engine'>, spec: ResolvedExport) {
+  // exceljs is large (~35 MB resident): it loads with the first XLSX export, not at start.
+  const { default: ExcelJS } = await import('exceljs');
   const out = new PassThrough({ highWaterMark: 1 << 20 });
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: out,
@@ -200,13 +246,22 @@ async function* xlsx(database: Pick<Database, 'db' | 'pool' | 'engine'>, spec: R
     useSharedStrings: false,
   });
   const sheet = workbook.addWorksheet(sheetName(spec.profile.profile));
-  const source = batches(database, spec, 'json');
+  const source = batches(database, spec);
+  const types = new Map<string, string>();
+  for (const def of spec.profile.properties) if (!types.has(def.name)) types.set(def.name, def.type);
+  const cells = [cellOf(undefined), cellOf(undefined), ...spec.properties.map((p) => cellOf(types.get(p)))];
   const produce = async () => {
     sheet.addRow(headerOf(spec)).commit();
     for await (const rows of source) {
-      for (const row of rows) sheet.addRow(row.map(cell)).commit();
-      // Let the zip stream catch up before reading more.
-      await new Promise((resolve) => setImmediate(resolve));
+      for (const row of rows) {
+        const values = new Array<Cell>(row.length);
+        for (let i = 0; i < row.length; i++) values[i] = cells[i]!(row[i] as string | null);
+        sheet.addRow(values).commit();
+      }
+      // exceljs writes the sheet into the zip without waiting for the compressor; wait here
+      // until it has caught up, and until the reader has taken what was compressed.
+      while (backlog(sheet) > XLSX_BACKLOG_BYTES && !out.destroyed)
+        await new Promise((r) => setTimeout(r, 1));
       if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), once(out, 'close')]);
       if (out.destroyed) throw new Error('export abandoned');
     }

@@ -1,4 +1,4 @@
-import { AssumeRoleCommand, type AssumeRoleCommandOutput, STSClient } from '@aws-sdk/client-sts';
+import type { AssumeRoleCommandOutput, STSClient } from '@aws-sdk/client-sts';
 
 import {
   type CredentialsProvider,
@@ -112,17 +112,22 @@ export function stsCredentialsProvider(options: StsCredentialsProviderOptions): 
     throw new TypeError('stsCredentialsProvider: give both accessKeyId and secretAccessKey, or neither');
   }
 
-  const client = new STSClient({
-    region,
-    ...(endpoint ? { endpoint } : {}),
-    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
-    maxAttempts,
-    requestHandler: {
-      connectionTimeout: timeoutMs,
-      requestTimeout: timeoutMs,
-      throwOnRequestTimeout: true,
-    },
-  });
+  // The SDK is large (~25 MB resident): it loads on the first request, not at start.
+  let client: Promise<STSClient> | undefined;
+  const connect = async () => {
+    const { STSClient } = await import('@aws-sdk/client-sts');
+    return new STSClient({
+      region,
+      ...(endpoint ? { endpoint } : {}),
+      ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+      maxAttempts,
+      requestHandler: {
+        connectionTimeout: timeoutMs,
+        requestTimeout: timeoutMs,
+        throwOnRequestTimeout: true,
+      },
+    });
+  };
 
   return {
     async issue(request: CredentialsRequest): Promise<StorageCredentials> {
@@ -134,6 +139,7 @@ export function stsCredentialsProvider(options: StsCredentialsProviderOptions): 
         );
       }
       const prefix = prefixFor(prefixTemplate, group);
+      const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
       const command = new AssumeRoleCommand({
         RoleArn: roleArn,
         RoleSessionName: sessionNameFor(request.sessionName ?? username),
@@ -144,7 +150,8 @@ export function stsCredentialsProvider(options: StsCredentialsProviderOptions): 
 
       let output: AssumeRoleCommandOutput;
       try {
-        output = await client.send(command, { abortSignal: AbortSignal.timeout(timeoutMs) });
+        client ??= connect();
+        output = await (await client).send(command, { abortSignal: AbortSignal.timeout(timeoutMs) });
       } catch (error) {
         throw toUnavailable(error);
       }
@@ -171,7 +178,7 @@ export function stsCredentialsProvider(options: StsCredentialsProviderOptions): 
       };
     },
     destroy() {
-      client.destroy();
+      void client?.then((c) => c.destroy());
     },
   };
 }
