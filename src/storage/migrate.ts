@@ -10,6 +10,7 @@ import * as assetViews from './migrations/20261122T0900_asset_views.ts';
 import * as assetConversions from './migrations/20261122T1000_asset_conversions.ts';
 import * as assetDownloads from './migrations/20261122T1100_asset_downloads.ts';
 import * as assetDatasets from './migrations/20261122T1200_asset_datasets.ts';
+import * as assetSearchIndex from './migrations/20261122T1300_asset_search_index.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '20261122T1000_asset_conversions': assetConversions,
   '20261122T1100_asset_downloads': assetDownloads,
   '20261122T1200_asset_datasets': assetDatasets,
+  '20261122T1300_asset_search_index': assetSearchIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -147,7 +147,9 @@ function compileNode(filter: AssetFilterInput, profile: EffectiveProfile, alias:
       all(
         words.map(
           (w) =>
-            sql`coalesce(${column(alias, 'display_name')} collate "C" ilike ${`%${escapeLike(w)}%`}::text, false)`,
+            // display_name is never null, so no coalesce: the bare expression is what the
+            // trigram index assets_display_name_trgm is built on.
+            sql`(${column(alias, 'display_name')} collate "C" ilike ${`%${escapeLike(w)}%`}::text)`,
         ),
       ),
     );

@@ -1,0 +1,154 @@
+import { sql } from 'kysely';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAssets } from '../../src/subgraphs/assets/assets.repository.ts';
+import { compileFilter } from '../../src/subgraphs/assets/filters/compile.ts';
+import { createAssetLoaders } from '../../src/subgraphs/assets/loaders.ts';
+import type { EffectiveProfile } from '../../src/subgraphs/assets/profiles/definition.ts';
+import { applyProfiles } from '../../src/subgraphs/assets/profiles/profiles.service.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+/**
+ * The indexes the asset queries rely on, checked with EXPLAIN on a table big enough for the
+ * planner to care (the same on PGlite and PostgreSQL: both run PostgreSQL's planner).
+ */
+const GROUP = 'plans';
+const N = 100_000;
+let database: TestDatabase;
+const statements: { text: string; values: unknown[] }[] = [];
+let item: EffectiveProfile;
+let parent: EffectiveProfile;
+
+beforeAll(async () => {
+  database = await freshDatabase({
+    onConnect(client: pg.PoolClient) {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        const [q, v] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+        if (typeof q === 'string') statements.push({ text: q, values: v ?? [] });
+        else if (q && typeof q === 'object' && 'text' in q)
+          statements.push({ text: q.text, values: q.values ?? [] });
+        return query(...args);
+      };
+    },
+  });
+  const outcome = await applyProfiles(database.db, GROUP, 'tester', [
+    {
+      profile: 'parent',
+      title: 'Parent',
+      displayNameProperty: 'name',
+      properties: [{ name: 'name', type: 'STRING' }],
+      relationships: [
+        {
+          relationship: 'items',
+          type: 'MANY',
+          profile: 'item',
+          referenceType: 'ID',
+          lookupType: 'PROPERTY',
+          lookupProperty: 'parentId',
+        },
+      ],
+    },
+    {
+      profile: 'item',
+      title: 'Item',
+      displayNameProperty: 'name',
+      properties: [
+        { name: 'name', type: 'STRING' },
+        { name: 'parentId', type: 'STRING' },
+        { name: 'depth', type: 'NUMBER' },
+      ],
+    },
+  ]);
+  expect(outcome.ok).toBe(true);
+  await sql`insert into assets (user_group, profile, id, properties, display_name)
+    select ${GROUP}, 'item', 'I-' || lpad(i::text, 6, '0'),
+      jsonb_build_object('name', 'Item ' || i || ' ' || md5(i::text), 'parentId', 'P-' || (i % 500), 'depth', i % 3000),
+      'Item ' || i || ' ' || md5(i::text)
+    from generate_series(1, ${N}) as i`.execute(database.db);
+  await sql`insert into assets (user_group, profile, id, properties, display_name)
+    select ${GROUP}, 'parent', 'P-' || i, jsonb_build_object('name', 'Parent ' || i), 'Parent ' || i
+    from generate_series(0, 499) as i`.execute(database.db);
+  await sql`analyze assets`.execute(database.db);
+  const loaders = createAssetLoaders(database.db, GROUP);
+  item = (await loaders.profile.load('item'))!;
+  parent = (await loaders.profile.load('parent'))!;
+}, 120_000);
+afterAll(() => database?.close());
+
+/** The plan of a statement as one string of node types and index names. */
+async function plan(text: string, values: readonly unknown[]): Promise<string> {
+  const { rows } = await database.pool.query(`explain (format json) ${text}`, values as unknown[]);
+  const nodes: string[] = [];
+  const walk = (n: Record<string, unknown>) => {
+    nodes.push(`${n['Node Type']}${n['Index Name'] ? `(${n['Index Name']})` : ''}`);
+    for (const child of (n.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  walk((rows[0]['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+  return nodes.join(' > ');
+}
+
+function pageQuery(filter: unknown, after?: string) {
+  const where =
+    filter === undefined
+      ? undefined
+      : compileFilter(filter as never, {
+          profile: item,
+          profiles: (n) => (n === 'item' ? item : n === 'parent' ? parent : null),
+          group: GROUP,
+        });
+  let q = database.db
+    .selectFrom('assets as a')
+    .select(['a.id'])
+    .where('a.user_group', '=', GROUP)
+    .where('a.profile', '=', 'item');
+  if (where) q = q.where(where);
+  if (after) q = q.where('a.id', '>', after);
+  return q.orderBy('a.id').limit(101).compile();
+}
+
+describe('query plans', () => {
+  it('a page deep in the list reads the primary key from the cursor on', async () => {
+    const q = pageQuery(undefined, 'I-018000');
+    const p = await plan(q.sql, q.parameters);
+    expect(p).toMatch(/Index (Only )?Scan\(assets_pkey\)/);
+    expect(p).not.toMatch(/Sort|Seq Scan/);
+    // The repository's own listing reads the same way.
+    const rows = await listAssets(database.db, GROUP, 'item', {
+      limit: 100,
+      after: 'I-018000',
+      backwards: false,
+    });
+    expect(rows[0]!.id).toBe('I-018001');
+  });
+
+  it('a search for a rare word uses the trigram index on the display name', async () => {
+    const q = pageQuery({ search: 'c4ca4238a0b923820dcc509a6f75849b' }); // md5('1')
+    const p = await plan(q.sql, q.parameters);
+    expect(p).toContain('assets_display_name_trgm');
+    const { rows } = await database.pool.query(q.sql, q.parameters as unknown[]);
+    expect(rows.map((r) => r.id)).toEqual(['I-000001']);
+  });
+
+  it('a search for a common word reads the primary key in order and stops at the page', async () => {
+    const q = pageQuery({ search: 'Item' });
+    const p = await plan(q.sql, q.parameters);
+    expect(p).toMatch(/^Limit > Index Scan\(assets_pkey\)/);
+  });
+
+  it('related MANY by property looks targets up in the GIN index on properties', async () => {
+    const loaders = createAssetLoaders(database.db, GROUP);
+    const sources = await listAssets(database.db, GROUP, 'parent', { limit: 99, backwards: false });
+    const relationship = parent.relationships[0]!;
+    statements.length = 0;
+    const related = await Promise.all(
+      sources.slice(0, 100).map((source) => loaders.related.load({ source, relationship, params: null })),
+    );
+    expect(related.every((r) => r.length === N / 500)).toBe(true);
+    const lookups = statements.filter((s) => /\bjoin assets\b/.test(s.text) && s.text.includes('@>'));
+    expect(lookups).toHaveLength(1);
+    const p = await plan(lookups[0]!.text, lookups[0]!.values);
+    expect(p).toContain('assets_properties');
+    expect(p).not.toMatch(/Seq Scan on assets|Seq Scan$/);
+  });
+});
