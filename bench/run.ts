@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { assetsBench, assetsMarkdown } from './assets.ts';
 import { authBench, authMarkdown } from './auth.ts';
 import { exportsBench, exportsMarkdown } from './exports.ts';
+import { peersChart } from './peers/chart.ts';
+import { peersBench, peersMarkdown } from './peers.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only auth]`: runs the benchmark scenarios against this
@@ -42,6 +44,18 @@ if (wanted('exports')) {
 
 const dir = join(import.meta.dirname, 'results');
 mkdirSync(dir, { recursive: true });
+
+if (wanted('peers')) {
+  process.stderr.write('bench: peers…\n');
+  const r = await peersBench({ quick });
+  results.peers = r;
+  sections.push(peersMarkdown(r));
+  // Its own files too: the comparison is read on its own, with its chart.
+  const own = quick ? 'peers-latest-quick' : 'peers-latest';
+  writeFileSync(join(dir, `${own}.json`), `${JSON.stringify(r, null, 2)}\n`);
+  writeFileSync(join(dir, `${own}.md`), `${peersMarkdown(r)}\n`);
+  if (!r.skipped) writeFileSync(join(dir, `${own}.svg`), peersChart(r));
+}
 const stamp = quick ? 'latest-quick' : 'latest';
 // A partial run (`--only`) replaces the results of its scenarios and keeps the others'.
 const latest = join(dir, `${stamp}.json`);

@@ -1,0 +1,746 @@
+import { execFileSync } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { SUBGRAPH_NAMES } from '../src/config/index.ts';
+import { encodeCursor } from '../src/shared/cursors.ts';
+import { hashSessionId } from '../src/shared/session-policy.ts';
+import { graphql, median, sample, startServer } from './lib.ts';
+import { cpuMs, type Proc, rssSampler, startPinned } from './peers/procs.ts';
+import { peerSchemaSql } from './peers/sql.ts';
+import { StatementCounter } from './peers/statements.ts';
+
+export const SYSTEMS = ['assetql', 'distributed', 'hive', 'apollo', 'postgraphile', 'bare'] as const;
+export type SystemName = (typeof SYSTEMS)[number];
+export const SYSTEM_LABELS: Record<SystemName, string> = {
+  assetql: 'assetql (single process)',
+  distributed: 'assetql distributed (gateway + 3 subgraphs)',
+  hive: 'Hive Gateway (no JIT) + our subgraphs',
+  apollo: 'Apollo Gateway + our subgraphs',
+  postgraphile: 'PostGraphile v5 over views',
+  bare: 'bare node:http + pg',
+};
+export const SHAPES = ['Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6'] as const;
+export type ShapeName = (typeof SHAPES)[number];
+export const SHAPE_LABELS: Record<ShapeName | 'Q7', string> = {
+  Q1: 'first page of 100 wells, 5 properties',
+  Q2: 'same page at a deep cursor',
+  Q3: 'one facility, `related` MANY wells + its issues',
+  Q4: 'page filtered by two property predicates',
+  Q5: '`session` (session resolution only)',
+  Q6: 'small mutation (rename a saved filter)',
+  Q7: 'CSV export of every well',
+};
+
+export interface Cell {
+  /** Why the system cannot express the shape. */
+  na?: string;
+  rps?: number;
+  p50?: number;
+  p95?: number;
+  p99?: number;
+  /** The fixed rate the percentiles were taken at (req/s). */
+  rate?: number;
+  cpuMsPerRequest?: number;
+  peakRssMb?: number;
+  statements?: number;
+  /** The first response, normalised, equals assetql's. */
+  same?: boolean;
+  failures?: number;
+}
+
+export interface ExportCell {
+  na?: string;
+  rowsPerSecond?: number;
+  seconds?: number;
+  rows?: number;
+  peakRssMb?: number;
+}
+
+export interface PeersResult {
+  engine: string;
+  skipped?: string;
+  wells: number;
+  deepOffset: number;
+  connections: number;
+  rounds: number;
+  seconds: number;
+  cells: Record<SystemName, Record<ShapeName, Cell>>;
+  exports: Record<SystemName, ExportCell>;
+  statementsMethod: string;
+  notes: string[];
+  targets: { target: string; value: string; met: boolean | null }[];
+}
+
+const GROUP = 'bench';
+const FIVE = ['name', 'status', 'depth', 'uwi', 'facilityId'];
+const FIVE_GQL = JSON.stringify(FIVE);
+const FILTER_ID = 'bench-wells';
+const CONNECTIONS = 8;
+const RATE = 50;
+const SESSION_RATE = 300;
+
+interface HttpRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+type Canonical = unknown;
+interface Shape {
+  request: HttpRequest;
+  canonical: (body: any) => Canonical;
+}
+interface System {
+  name: SystemName;
+  procs: Proc[];
+  shapes: Partial<Record<ShapeName, Shape>>;
+  na: Partial<Record<ShapeName, string>>;
+}
+
+const sortKeys = (o: Record<string, unknown> | null | undefined) =>
+  o
+    ? Object.fromEntries(
+        Object.entries(o)
+          .filter(([, v]) => v !== null && v !== undefined)
+          .sort(([a], [b]) => a.localeCompare(b)),
+      )
+    : o;
+const pageOf = (nodes: { id: string; properties: Record<string, unknown> }[]) =>
+  nodes.map((n) => ({ id: n.id, properties: sortKeys(n.properties) }));
+
+/** What the benchmark knows about the data, read once after generation. */
+interface World {
+  sessionId: string;
+  deepId: string;
+  facilityId: string;
+  pgDeepCursor?: string;
+}
+
+function graphqlShapes(url: string, w: World): Record<ShapeName, Shape> {
+  const post = (query: string): HttpRequest => ({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-svc-sessionid': w.sessionId },
+    body: JSON.stringify({ query }),
+  });
+  const page = (args: string) =>
+    post(
+      `{ assets(profile: "well") { all(${args}) { edges { node { id properties(only: ${FIVE_GQL}) } } } } }`,
+    );
+  const edges = (b: any) => pageOf(b.data.assets.all.edges.map((e: any) => e.node));
+  return {
+    Q1: { request: page('first: 100'), canonical: edges },
+    Q2: { request: page(`first: 100, after: "${encodeCursor([w.deepId])}"`), canonical: edges },
+    Q3: {
+      request: post(`{ assets(profile: "facility") { byId(id: "${w.facilityId}") { id
+        related(relationship: "wells") { ... on AssetRelationshipMany { assets { id properties(only: ${FIVE_GQL}) } } }
+        issueSubject { issues(first: 10) { edges { node { id displayName status } } } } } } }`),
+      canonical: (b: any) => {
+        const a = b.data.assets.byId;
+        return {
+          id: a.id,
+          wells: pageOf(a.related.assets).sort((x, y) => x.id.localeCompare(y.id)),
+          issues: a.issueSubject.issues.edges.map((e: any) => e.node),
+        };
+      },
+    },
+    Q4: {
+      request: page(
+        'first: 100, filter: { property: { name: "status", equals: "producing" }, and: [{ property: { name: "depth", gt: 2500 } }] }',
+      ),
+      canonical: edges,
+    },
+    Q5: {
+      request: post('{ session { authenticated username userGroup } }'),
+      canonical: (b: any) => sortKeys(b.data.session),
+    },
+    Q6: {
+      request: post(
+        `mutation { updateAssetFilter(input: { id: "${FILTER_ID}", displayName: "Deep producing wells" }) { assetFilter { id displayName } errors { type message } } }`,
+      ),
+      canonical: (b: any) => b.data.updateAssetFilter.assetFilter,
+    },
+  };
+}
+
+function postgraphileShapes(url: string, w: World): System['shapes'] {
+  const post = (query: string): HttpRequest => ({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  const nodes = (b: any, k: string) =>
+    pageOf(b.data[k].nodes.map((n: any) => ({ id: n.rowId, properties: n.properties })));
+  return {
+    Q1: {
+      request: post('{ allWells(first: 100, orderBy: PRIMARY_KEY_ASC) { nodes { rowId properties } } }'),
+      canonical: (b) => nodes(b, 'allWells'),
+    },
+    Q2: {
+      request: post(
+        `{ allWells(first: 100, after: "${w.pgDeepCursor}", orderBy: PRIMARY_KEY_ASC) { nodes { rowId properties } } }`,
+      ),
+      canonical: (b) => nodes(b, 'allWells'),
+    },
+    Q3: {
+      request: post(`{ facilityByRowId(rowId: "${w.facilityId}") { rowId
+        wells { nodes { rowId properties } }
+        issues(first: 10) { nodes { rowId displayName status } } } }`),
+      canonical: (b: any) => {
+        const f = b.data.facilityByRowId;
+        return {
+          id: f.rowId,
+          wells: pageOf(f.wells.nodes.map((n: any) => ({ id: n.rowId, properties: n.properties }))),
+          issues: f.issues.nodes.map((n: any) => ({
+            id: n.rowId,
+            displayName: n.displayName,
+            status: n.status,
+          })),
+        };
+      },
+    },
+    Q4: {
+      request: post(
+        '{ wellsWhere(status: "producing", minDepth: "2500", first: 100) { nodes { rowId properties } } }',
+      ),
+      canonical: (b) => nodes(b, 'wellsWhere'),
+    },
+    Q6: {
+      request: post(
+        `mutation { renameAssetFilter(input: { filterId: "${FILTER_ID}", newName: "Deep producing wells" }) { result { rowId displayName } } }`,
+      ),
+      canonical: (b: any) => {
+        const f = b.data.renameAssetFilter.result;
+        return { id: f.rowId, displayName: f.displayName };
+      },
+    },
+  };
+}
+
+function bareShapes(base: string, w: World): System['shapes'] {
+  const get = (path: string, headers: Record<string, string> = {}): HttpRequest => ({
+    url: `${base}${path}`,
+    method: 'GET',
+    headers,
+  });
+  const id = (b: any) => b;
+  return {
+    Q1: { request: get('/page'), canonical: (b) => pageOf(b) },
+    Q2: { request: get(`/page?after=${encodeURIComponent(w.deepId)}`), canonical: (b) => pageOf(b) },
+    Q3: {
+      request: get(`/asset?id=${encodeURIComponent(w.facilityId)}`),
+      canonical: (b: any) => ({ id: b.id, wells: pageOf(b.wells), issues: b.issues }),
+    },
+    Q4: { request: get('/filtered'), canonical: (b) => pageOf(b) },
+    Q5: { request: get('/session', { 'x-svc-sessionid': w.sessionId }), canonical: (b) => sortKeys(b) },
+    Q6: {
+      request: {
+        ...get(`/rename?id=${FILTER_ID}&name=${encodeURIComponent('Deep producing wells')}`),
+        method: 'POST',
+      },
+      canonical: id,
+    },
+  };
+}
+
+async function send(r: HttpRequest): Promise<Response> {
+  return fetch(r.url, {
+    method: r.method,
+    headers: r.headers,
+    body: r.body,
+    signal: AbortSignal.timeout(60_000),
+  });
+}
+
+/** Closed loop with autocannon on this process's core. */
+async function closedLoop(r: HttpRequest, seconds: number) {
+  const result = await autocannon({
+    url: r.url,
+    method: r.method,
+    headers: r.headers,
+    body: r.body,
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    bad: result.errors + result.non2xx,
+  };
+}
+
+/**
+ * Starts the six systems over one database: assetql single and distributed, the peers over the
+ * same three subgraph processes, PostGraphile and the bare server. Every process on CPU 0.
+ */
+async function launch(env: NodeJS.ProcessEnv, w: World, identity: string): Promise<System[]> {
+  const bin = 'src/cli/bin.ts';
+  const procs: Proc[] = [];
+  const start = async (name: string, script: string, args: string[], e: NodeJS.ProcessEnv) => {
+    const p = await startPinned(name, script, args, e);
+    procs.push(p);
+    return p;
+  };
+  try {
+    const single = await start('assetql', bin, ['serve'], env);
+    const subgraphs = await Promise.all(
+      SUBGRAPH_NAMES.map((name) => start(`subgraph ${name}`, bin, ['serve', '--subgraph', name], env)),
+    );
+    const subgraphEnv = {
+      ...env,
+      ...Object.fromEntries(
+        SUBGRAPH_NAMES.map((name, i) => [`ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`, subgraphs[i]!.url]),
+      ),
+      PEER_IDENTITY: identity,
+    };
+    const [gateway, hive, apollo, postgraphile, bare] = await Promise.all([
+      start('gateway', bin, ['serve', '--gateway'], subgraphEnv),
+      start('hive', 'bench/peers/hive-gateway.ts', [], subgraphEnv),
+      start('apollo', 'bench/peers/apollo-gateway.ts', [], subgraphEnv),
+      start('postgraphile', 'bench/peers/postgraphile.ts', [], env),
+      start('bare', 'bench/peers/bare.ts', [], { ...env, PEER_GROUP: GROUP }),
+    ]);
+    if (!w.pgDeepCursor) {
+      // PostGraphile's own cursor for the deep row (its cursors carry the order values).
+      const r = await fetch(postgraphile!.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `{ allWells(first: 1, orderBy: PRIMARY_KEY_ASC, condition: { rowId: "${w.deepId}" }) { edges { cursor } } }`,
+        }),
+      });
+      const b = (await r.json()) as any;
+      w.pgDeepCursor = b.data?.allWells?.edges?.[0]?.cursor;
+      if (!w.pgDeepCursor) throw new Error(`no PostGraphile cursor: ${JSON.stringify(b)}`);
+    }
+    return [
+      { name: 'assetql', procs: [single], shapes: graphqlShapes(single.url, w), na: {} },
+      {
+        name: 'distributed',
+        procs: [gateway!, ...subgraphs],
+        shapes: graphqlShapes(gateway!.url, w),
+        na: {},
+      },
+      { name: 'hive', procs: [hive!, ...subgraphs], shapes: graphqlShapes(hive!.url, w), na: {} },
+      { name: 'apollo', procs: [apollo!, ...subgraphs], shapes: graphqlShapes(apollo!.url, w), na: {} },
+      {
+        name: 'postgraphile',
+        procs: [postgraphile!],
+        shapes: postgraphileShapes(postgraphile!.url, w),
+        na: {
+          Q5: 'no session store: PostGraphile authenticates by JWT or pgSettings per request, not by our sessions',
+        },
+      },
+      { name: 'bare', procs: [bare!], shapes: bareShapes(bare!.url, w), na: {} },
+    ];
+  } catch (e) {
+    await Promise.all(procs.map((p) => p.stop()));
+    throw e;
+  }
+}
+
+async function stopAll(systems: System[]) {
+  const procs = new Set(systems.flatMap((s) => s.procs));
+  await Promise.all([...procs].map((p) => p.stop()));
+}
+
+/**
+ * Against the peers: assetql single-process and distributed, Hive Gateway and Apollo Gateway
+ * over our subgraphs, PostGraphile v5 and a bare node:http + pg server, over the same tables
+ * and data; throughput, latency at a fixed rate, CPU and memory per request, SQL statements.
+ */
+export async function peersBench(options: { quick: boolean }): Promise<PeersResult> {
+  const step = (what: string) => process.stderr.write(`bench: peers: ${what}\n`);
+  const postgres = Boolean(process.env.DATABASE_URL);
+  // BENCH_PEERS_WELLS overrides the size, for trying the scenario out.
+  const n = Number(process.env.BENCH_PEERS_WELLS) || (options.quick ? 100_000 : 1_000_000);
+  const rounds = options.quick ? 2 : 3;
+  const seconds = options.quick ? 2 : 6;
+  const rateSeconds = options.quick ? 1.5 : 5;
+  const empty = () =>
+    Object.fromEntries(SYSTEMS.map((s) => [s, Object.fromEntries(SHAPES.map((q) => [q, {}]))])) as Record<
+      SystemName,
+      Record<ShapeName, Cell>
+    >;
+  const result: PeersResult = {
+    engine: postgres ? 'postgres' : 'pglite',
+    wells: n,
+    deepOffset: Math.floor(n * 0.9),
+    connections: CONNECTIONS,
+    rounds,
+    seconds,
+    cells: empty(),
+    exports: Object.fromEntries(SYSTEMS.map((s) => [s, {}])) as Record<SystemName, ExportCell>,
+    statementsMethod: '',
+    notes: [],
+    targets: [],
+  };
+  if (!postgres) {
+    result.skipped = 'measured only on PostgreSQL (set DATABASE_URL); PGlite serves one connection at a time';
+    return result;
+  }
+  // The load generator on CPU 1, every server on CPU 0.
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    result.notes.push('taskset unavailable: the load generator was not pinned');
+  }
+
+  const server = await startServer({
+    ASSETQL_DEMO_DATA: 'false',
+    ASSETQL_RATE_LIMITS: JSON.stringify({ signIn: { points: 1_000_000, seconds: 60 } }),
+  });
+  let systems: System[] = [];
+  const db = new pg.Client({ connectionString: server.env.DATABASE_URL });
+  try {
+    step(`generating ${n} wells`);
+    await server.cli(['demo', 'generate', '--assets', String(n), '--group', GROUP]);
+    await server.cli(
+      ['users', 'add', 'bencher', '--group', GROUP, '--password-stdin'],
+      'a bench password here\n',
+    );
+    const signedIn = await graphql(
+      server.url,
+      'mutation { signIn(input: { loginUsername: "bencher", password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
+    );
+    const sessionId = signedIn.headers.get('x-svc-sessionid');
+    if (!sessionId) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
+    await db.connect();
+    const nth = async (profile: string, offset: number) =>
+      (
+        await db.query(
+          'select id from assets where user_group = $1 and profile = $2 order by id offset $3 limit 1',
+          [GROUP, profile, offset],
+        )
+      ).rows[0].id as string;
+    const facilities = (
+      await db.query(`select count(*)::int as n from assets where user_group = $1 and profile = 'facility'`, [
+        GROUP,
+      ])
+    ).rows[0].n as number;
+    const w: World = {
+      sessionId,
+      deepId: await nth('well', result.deepOffset - 1),
+      facilityId: await nth('facility', Math.floor(facilities / 2)),
+    };
+    const auth = { 'x-svc-sessionid': sessionId };
+    // Two issues about the facility (Q3), and the saved filter Q6 renames.
+    for (const title of ['Pump jack vibration', 'Flare stack inspection']) {
+      const r = await graphql(
+        server.url,
+        `mutation($s: IssueSubjectInput) { createIssue(input: { displayName: "${title}", subject: $s }) { errors { type message } } }`,
+        { s: { type: 'asset', reference: `facility/${w.facilityId}` } },
+        auth,
+      );
+      if (r.body.errors || r.body.data.createIssue.errors.length) throw new Error(JSON.stringify(r.body));
+    }
+    const created = await graphql(
+      server.url,
+      `mutation { createAssetFilter(input: { id: "${FILTER_ID}", displayName: "Deep wells", profile: "well",
+        filter: { property: { name: "depth", gt: 2500 } }, subProfiles: [] }) { errors { type message } } }`,
+      {},
+      auth,
+    );
+    if (created.body.errors || created.body.data.createAssetFilter.errors.length)
+      throw new Error(JSON.stringify(created.body));
+    await db.query(peerSchemaSql(GROUP));
+    await db.query('analyze');
+    const identity = JSON.stringify({
+      kind: 'session',
+      username: 'bencher',
+      userGroup: GROUP,
+      clientType: 'EXPLORER',
+      sessionHash: hashSessionId(sessionId).toString('hex'),
+      clientIp: null,
+    });
+
+    step('starting the systems');
+    systems = await launch(server.env, w, identity);
+    const bySystem = Object.fromEntries(systems.map((s) => [s.name, s])) as Record<SystemName, System>;
+
+    // Same data: every system's first response, normalised, against assetql's.
+    step('checking the answers');
+    const reference: Partial<Record<ShapeName, string>> = {};
+    for (const q of SHAPES) {
+      for (const s of systems) {
+        const cell = result.cells[s.name][q];
+        const shape = s.shapes[q];
+        if (!shape) {
+          cell.na = s.na[q] ?? 'cannot express this shape';
+          continue;
+        }
+        if (process.env.BENCH_DEBUG) step(`check ${q} ${s.name}`);
+        const r = await send(shape.request);
+        const text = await r.text();
+        let canonical: string;
+        try {
+          canonical = JSON.stringify(shape.canonical(JSON.parse(text)));
+        } catch (e) {
+          throw new Error(`${s.name} ${q}: ${(e as Error).message}: ${text.slice(0, 800)}`);
+        }
+        reference[q] ??= canonical;
+        cell.same = canonical === reference[q];
+        if (!cell.same)
+          step(`${s.name} ${q} differs: ${canonical.slice(0, 300)} vs ${reference[q]!.slice(0, 300)}`);
+      }
+    }
+
+    // Warm-up, then interleaved rounds (the order of systems rotates), medians.
+    step('warm-up');
+    for (const s of systems)
+      for (const q of SHAPES) {
+        const shape = s.shapes[q];
+        if (shape) await closedLoop(shape.request, 1);
+      }
+    const acc: Record<
+      string,
+      {
+        rps: number[];
+        p50: number[];
+        p95: number[];
+        p99: number[];
+        cpu: number[];
+        rss: number[];
+        failures: number;
+      }
+    > = {};
+    for (let round = 0; round < rounds; round++) {
+      for (const q of SHAPES) {
+        const order = systems.map((_, i) => systems[(i + round) % systems.length]!);
+        for (const s of order) {
+          const shape = s.shapes[q];
+          if (!shape) continue;
+          step(`round ${round + 1}: ${q} ${s.name}`);
+          const pids = [...new Set(s.procs.map((p) => p.child.pid!))];
+          const rss = rssSampler(pids);
+          const cpu0 = pids.reduce((t, p) => t + cpuMs(p), 0);
+          const closed = await closedLoop(shape.request, seconds);
+          const cpu1 = pids.reduce((t, p) => t + cpuMs(p), 0);
+          const rate = q === 'Q5' ? SESSION_RATE : RATE;
+          const fixed = await sample({ request: () => send(shape.request), seconds: rateSeconds, rate });
+          rss.stop();
+          const key = `${s.name}/${q}`;
+          acc[key] ??= {
+            rps: [],
+            p50: [],
+            p95: [],
+            p99: [],
+            cpu: [],
+            rss: [],
+            failures: 0,
+          };
+          const a = acc[key];
+          a.rps.push(closed.rps);
+          a.cpu.push(closed.requests ? (cpu1 - cpu0) / closed.requests : Number.NaN);
+          a.p50.push(fixed.p50);
+          a.p95.push(fixed.p95);
+          a.p99.push(fixed.p99);
+          a.rss.push(rss.peak());
+          a.failures += closed.bad + fixed.failures;
+        }
+      }
+    }
+    for (const s of systems)
+      for (const q of SHAPES) {
+        const a = acc[`${s.name}/${q}`];
+        if (!a) continue;
+        Object.assign(result.cells[s.name][q], {
+          rps: median(a.rps),
+          p50: median(a.p50),
+          p95: median(a.p95),
+          p99: median(a.p99),
+          rate: q === 'Q5' ? SESSION_RATE : RATE,
+          cpuMsPerRequest: median(a.cpu),
+          peakRssMb: Math.max(...a.rss),
+          failures: a.failures,
+        });
+      }
+
+    // Q7: the CSV export of every well.
+    step('exports');
+    const exportRounds = options.quick ? 1 : 2;
+    const csv = async (s: System, url: string) => {
+      const pids = [...new Set(s.procs.map((p) => p.child.pid!))];
+      const rss = rssSampler(pids);
+      const started = performance.now();
+      const res = await fetch(url);
+      if (res.status !== 200 || !res.body) throw new Error(`${s.name} export answered ${res.status}`);
+      let lines = 0;
+      const sink = new Writable({
+        write(chunk: Buffer, _e, done) {
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+          done();
+        },
+      });
+      await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), sink);
+      const secondsTaken = (performance.now() - started) / 1000;
+      rss.stop();
+      return { seconds: secondsTaken, rows: lines - 1, peakRssMb: rss.peak() };
+    };
+    const exportLink = async (base: string) => {
+      const r = await fetch(base, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({
+          query: `query($p: [String!]) { assetProfiles { byId(profile: "well") { assetsExport(properties: $p, isExcel: false) { csvFileDownloadUrl(exportName: "peers") } } } }`,
+          variables: { p: FIVE },
+        }),
+      });
+      const b = (await r.json()) as any;
+      const link = b.data?.assetProfiles?.byId?.assetsExport?.csvFileDownloadUrl;
+      if (!link) throw new Error(`no export link: ${JSON.stringify(b)}`);
+      return new URL(new URL(link).pathname + new URL(link).search, base).toString();
+    };
+    const exportRuns: Record<string, { seconds: number; rows: number; peakRssMb: number }[]> = {};
+    for (let r = 0; r < exportRounds; r++) {
+      for (const name of ['assetql', 'distributed', 'bare'] as const) {
+        const s = bySystem[name];
+        step(`export ${r + 1}: ${name}`);
+        const url = name === 'bare' ? `${s.procs[0]!.url}/export` : await exportLink(s.procs[0]!.url);
+        exportRuns[name] ??= [];
+        exportRuns[name].push(await csv(s, url));
+      }
+    }
+    for (const s of SYSTEMS) {
+      const runs = exportRuns[s];
+      if (!runs) {
+        result.exports[s] = {
+          na:
+            s === 'postgraphile'
+              ? 'no file export: PostGraphile serves GraphQL only'
+              : 'the export link is served by our gateway and assets subgraph, not the peer gateway',
+        };
+        continue;
+      }
+      const secs = median(runs.map((x) => x.seconds));
+      result.exports[s] = {
+        seconds: secs,
+        rows: runs[0]!.rows,
+        rowsPerSecond: runs[0]!.rows / secs,
+        peakRssMb: Math.max(...runs.map((x) => x.peakRssMb)),
+      };
+    }
+    await stopAll(systems);
+    systems = [];
+
+    // SQL statements per request: a second start of every system through a counting proxy.
+    step('counting SQL statements');
+    const counter = new StatementCounter();
+    const direct = new URL(server.env.DATABASE_URL!);
+    const port = await counter.start(direct);
+    const proxied = new URL(direct);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(port);
+    try {
+      systems = await launch({ ...server.env, DATABASE_URL: proxied.toString() }, w, identity);
+      const per = 10;
+      for (const s of systems)
+        for (const q of SHAPES) {
+          const shape = s.shapes[q];
+          if (!shape) continue;
+          for (let i = 0; i < 3; i++) await (await send(shape.request)).arrayBuffer();
+          await new Promise((r) => setTimeout(r, 100));
+          const before = counter.count;
+          for (let i = 0; i < per; i++) await (await send(shape.request)).arrayBuffer();
+          result.cells[s.name][q].statements = (counter.count - before) / per;
+        }
+    } finally {
+      await stopAll(systems);
+      systems = [];
+      await counter.close();
+    }
+    result.statementsMethod =
+      'pg_stat_statements is not loaded on this server (shared_preload_libraries is empty), so a TCP proxy in front of PostgreSQL counted Query and Execute messages (BEGIN/COMMIT included), 10 sequential requests per cell after 3 warm-ups, in a separate start of every system';
+    result.notes.push(
+      'Peers forward one fixed identity for the benchmark user, signed per request with the shared secret as our gateway does; they skip session resolution (a cached lookup of microseconds in our gateway).',
+      'The installed @graphql-hive/gateway-runtime (2.12.1) has no `jit` option in its types or code, so only Hive Gateway without JIT is measured.',
+      `Q3's facility has ${'the generator\u2019s'} about 20 wells (one facility per 20 wells), not 50.`,
+      `Q5 percentiles at ${SESSION_RATE} req/s (the target's rate); other shapes at ${RATE} req/s.`,
+    );
+    result.targets = targetsOf(result);
+    return result;
+  } finally {
+    await stopAll(systems);
+    await db.end().catch(() => {});
+    await server.close();
+  }
+}
+
+function targetsOf(r: PeersResult): PeersResult['targets'] {
+  const out: PeersResult['targets'] = [];
+  const c = r.cells;
+  const ratio = (q: ShapeName, peer: SystemName) =>
+    (c.assetql[q].rps ?? Number.NaN) / (c[peer][q].rps ?? Number.NaN);
+  for (const q of ['Q1', 'Q3', 'Q4'] as const) {
+    for (const [peer, want] of [
+      ['hive', 1.5],
+      ['apollo', 3],
+      ['postgraphile', 1.2],
+      ['bare', 0.5],
+    ] as const) {
+      const x = ratio(q, peer);
+      out.push({
+        target: `${q}: assetql ≥ ${want}× ${SYSTEM_LABELS[peer]}`,
+        value: `${x.toFixed(2)}×`,
+        met: Number.isFinite(x) ? x >= want : null,
+      });
+    }
+  }
+  const q2 = (c.assetql.Q2.p50 ?? Number.NaN) / (c.assetql.Q1.p50 ?? Number.NaN);
+  out.push({ target: 'Q2 p50 within 1.2× of Q1', value: `${q2.toFixed(2)}×`, met: q2 <= 1.2 });
+  const st = c.assetql.Q3.statements ?? Number.NaN;
+  out.push({ target: 'Q3 in ≤ 3 SQL statements', value: `${st}`, met: st <= 3 });
+  const p95 = c.assetql.Q5.p95 ?? Number.NaN;
+  out.push({ target: `Q5 p95 < 2 ms at ${SESSION_RATE} req/s`, value: `${p95.toFixed(2)} ms`, met: p95 < 2 });
+  for (const q of SHAPES) {
+    const x = (c.distributed[q].rps ?? Number.NaN) / (c.assetql[q].rps ?? Number.NaN);
+    out.push({ target: `${q}: distributed ≥ 0.7× single process`, value: `${x.toFixed(2)}×`, met: x >= 0.7 });
+  }
+  return out;
+}
+
+export function peersMarkdown(r: PeersResult): string {
+  if (r.skipped) return `### Against the peers\n\nSkipped: ${r.skipped}.\n`;
+  const f = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
+  const lines = [
+    `### Against the peers (${r.engine}, ${r.wells.toLocaleString('en')} wells)`,
+    '',
+    `Throughput: closed loop, ${r.connections} connections, median of ${r.rounds} interleaved rounds of ${r.seconds} s. Latency: at a fixed rate (Q5: 300 req/s, others 50 req/s). CPU: user + system time of the system's processes per request during the closed loop. RSS: peak of the system's processes, summed.`,
+    '',
+    '| shape | system | req/s | × assetql | p50 ms | p95 ms | p99 ms | CPU ms/req | peak RSS MB | SQL/req | same data |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const q of SHAPES) {
+    for (const s of SYSTEMS) {
+      const c = r.cells[s][q];
+      if (c.na) {
+        lines.push(`| ${q} | ${SYSTEM_LABELS[s]} | n/a: ${c.na} | | | | | | | | |`);
+        continue;
+      }
+      const rel = (c.rps ?? Number.NaN) / (r.cells.assetql[q].rps ?? Number.NaN);
+      lines.push(
+        `| ${q} | ${SYSTEM_LABELS[s]} | ${f(c.rps, 0)} | ${f(rel, 2)} | ${f(c.p50, 2)} | ${f(c.p95, 2)} | ${f(c.p99, 2)} | ${f(c.cpuMsPerRequest, 2)} | ${f(c.peakRssMb, 0)} | ${f(c.statements, 1)} | ${c.same === undefined ? '–' : c.same ? 'yes' : '**no**'}${c.failures ? ` (${c.failures} failed)` : ''} |`,
+      );
+    }
+  }
+  lines.push('', 'Shapes: ' + SHAPES.map((q) => `${q} ${SHAPE_LABELS[q]}`).join('; ') + '.', '');
+  lines.push('| Q7: CSV export of every well | rows/s | seconds | peak RSS MB |', '|---|---|---|---|');
+  for (const s of SYSTEMS) {
+    const e = r.exports[s];
+    lines.push(
+      e.na
+        ? `| ${SYSTEM_LABELS[s]} | n/a: ${e.na} | | |`
+        : `| ${SYSTEM_LABELS[s]} | ${f(e.rowsPerSecond, 0)} | ${f(e.seconds, 2)} | ${f(e.peakRssMb, 0)} |`,
+    );
+  }
+  lines.push('', '| target | measured | met |', '|---|---|---|');
+  for (const t of r.targets)
+    lines.push(`| ${t.target} | ${t.value} | ${t.met === null ? '–' : t.met ? 'yes' : '**no**'} |`);
+  lines.push('', `SQL statements: ${r.statementsMethod}.`, '');
+  for (const n of r.notes) lines.push(`- ${n}`);
+  lines.push('');
+  return lines.join('\n');
+}

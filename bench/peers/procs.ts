@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '../..');
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+export interface Proc {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node <script> ...args` pinned to CPU 0 and resolves with the URL it prints
+ * (`assetql ... at URL` or `peer at URL`).
+ */
+export function startPinned(
+  name: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Proc> {
+  const child = spawn('taskset', ['-c', '0', process.execPath, join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 90_000);
+    const read = (b: Buffer) => {
+      output += b.toString();
+      if (process.env.BENCH_DEBUG) process.stderr.write(`${name}: ${b}`);
+      const m = /^(?:assetql(?: subgraph \w+)?|peer) at (http:\/\/\S+)/m.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ name, url: m[1]!, child, stop });
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited ${code}:\n${output.slice(-3000)}`));
+    });
+  });
+}
+
+/** CPU time (user + system) of a process so far, in ms. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields after the name start at state (3rd); utime is the 14th, stime the 15th.
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** Resident set of a process in MB. */
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples the summed resident set of `pids` every 50 ms; `peak()` reads the highest so far. */
+export function rssSampler(pids: number[]) {
+  const total = () => pids.reduce((s, p) => s + rssMb(p), 0);
+  let peak = total();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, total());
+  }, 50);
+  return {
+    peak: () => Math.max(peak, total()),
+    stop: () => clearInterval(timer),
+  };
+}
