@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import { createRequire } from 'node:module';
 import type { Message, Messenger } from './messenger.ts';
 
 export interface SmtpMessengerOptions {
@@ -30,6 +30,8 @@ const SINGLE_ADDRESS = /^[^\s@,;:<>()[\]"\\]+@[^\s@,;:<>()[\]"\\]+$/;
 export function smtpMessenger(options: SmtpMessengerOptions): SmtpMessenger {
   // Keys of the URL win over these; the timeouts keep a dead server from holding up a sign-in
   // for nodemailer's defaults of two (connect) and ten (idle socket) minutes.
+  // nodemailer (~20 MB resident) loads only when mail goes out by SMTP.
+  const { createTransport } = createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer');
   const transport = createTransport({
     url: options.url,
     pool: true,

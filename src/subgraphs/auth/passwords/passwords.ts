@@ -1,6 +1,6 @@
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { dictionary } from '@zxcvbn-ts/language-common';
 import type { Job } from './argon2-worker.ts';
 
 /** NIST SP 800-63B rev 4: length and a blocklist, no composition rules. */
@@ -12,13 +12,21 @@ const ARGON2 = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
 
 let blocklist: Set<string> | undefined;
 
+// The common-password list is large (~20 MB resident with its package): it loads with the
+// first password checked, not at start.
+const require = createRequire(import.meta.url);
+function commonPasswords(): string[] {
+  const { dictionary } = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+  return dictionary['passwords-common'] as string[];
+}
+
 /** Why a password may not be used, or null when it may. */
 export function passwordProblem(password: string, username?: string): string | null {
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH)
     return `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (length > MAX_PASSWORD_LENGTH) return `The password may have at most ${MAX_PASSWORD_LENGTH} characters.`;
-  blocklist ??= new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
+  blocklist ??= new Set(commonPasswords().map((p) => p.toLowerCase()));
   const lower = password.toLowerCase();
   if (blocklist.has(lower)) return 'That password is too common; choose another.';
   if (username && lower === username.toLowerCase()) return 'The password may not be the username.';
