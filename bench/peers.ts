@@ -513,6 +513,15 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
         for (const s of order) {
           const shape = s.shapes[q];
           if (!shape) continue;
+          const dead = s.procs.find((p) => p.child.exitCode !== null || p.child.signalCode !== null);
+          if (dead) {
+            result.cells[s.name][q].na = `${dead.name} exited during the run`;
+            if (!result.notes.some((x) => x.startsWith(`${dead.name} exited`)))
+              result.notes.push(
+                `${dead.name} exited during the run: ${dead.tail().split('\n').slice(-6).join(' ').slice(0, 600)}`,
+              );
+            continue;
+          }
           step(`round ${round + 1}: ${q} ${s.name}`);
           const pids = [...new Set(s.procs.map((p) => p.child.pid!))];
           const rss = rssSampler(pids);
@@ -546,7 +555,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
     for (const s of systems)
       for (const q of SHAPES) {
         const a = acc[`${s.name}/${q}`];
-        if (!a) continue;
+        if (!a || result.cells[s.name][q].na) continue;
         Object.assign(result.cells[s.name][q], {
           rps: median(a.rps),
           p50: median(a.p50),
@@ -641,11 +650,15 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
         for (const q of SHAPES) {
           const shape = s.shapes[q];
           if (!shape) continue;
-          for (let i = 0; i < 3; i++) await (await send(shape.request)).arrayBuffer();
-          await new Promise((r) => setTimeout(r, 100));
-          const before = counter.count;
-          for (let i = 0; i < per; i++) await (await send(shape.request)).arrayBuffer();
-          result.cells[s.name][q].statements = (counter.count - before) / per;
+          try {
+            for (let i = 0; i < 3; i++) await (await send(shape.request)).arrayBuffer();
+            await new Promise((r) => setTimeout(r, 100));
+            const before = counter.count;
+            for (let i = 0; i < per; i++) await (await send(shape.request)).arrayBuffer();
+            result.cells[s.name][q].statements = (counter.count - before) / per;
+          } catch (e) {
+            step(`counting ${q} ${s.name} failed: ${(e as Error).message}`);
+          }
         }
     } finally {
       await stopAll(systems);

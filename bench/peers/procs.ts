@@ -9,6 +9,8 @@ export interface Proc {
   name: string;
   url: string;
   child: ChildProcess;
+  /** The last output, to explain an exit. */
+  tail(): string;
   stop(): Promise<void>;
 }
 
@@ -44,11 +46,17 @@ export function startPinned(
       const m = /^(?:assetql(?: subgraph \w+)?|peer) at (http:\/\/\S+)/m.exec(output);
       if (m) {
         clearTimeout(timer);
-        resolve({ name, url: m[1]!, child, stop });
+        resolve({ name, url: m[1]!, child, stop, tail: () => output.slice(-2000) });
       }
     };
     child.stdout!.on('data', read);
     child.stderr!.on('data', read);
+    child.stdout!.on('data', (b: Buffer) => {
+      output = (output + b.toString()).slice(-20_000);
+    });
+    child.stderr!.on('data', (b: Buffer) => {
+      output = (output + b.toString()).slice(-20_000);
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${name} exited ${code}:\n${output.slice(-3000)}`));
@@ -58,7 +66,12 @@ export function startPinned(
 
 /** CPU time (user + system) of a process so far, in ms. */
 export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return Number.NaN;
+  }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields after the name start at state (3rd); utime is the 14th, stime the 15th.
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
