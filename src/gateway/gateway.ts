@@ -274,6 +274,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       const headers = new Headers(response.headers);
       headers.set(REQUEST_ID_HEADER, requestId);
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!headers.has(k)) headers.set(k, v);
+      // Answers carry tenant data and session changes: no shared or browser cache keeps them.
+      if (new URL(request.url).pathname === GRAPHQL_PATH) headers.set('cache-control', 'no-store');
       return new Response(response.body, {
         status: response.status,
         statusText: response.statusText,

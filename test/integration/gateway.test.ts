@@ -106,6 +106,21 @@ describe('gateway: sessions', () => {
   });
 });
 
+describe('gateway: caching', () => {
+  it('marks GraphQL answers no-store, signed in or not, errors included', async () => {
+    for (const headers of [{}, { 'x-svc-sessionid': demoSession }]) {
+      for (const query of [SESSION, '{ nope }']) {
+        const r = await get('/api/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ query }),
+        });
+        expect(r.headers.get('cache-control'), query).toBe('no-store');
+      }
+    }
+  });
+});
+
 describe('gateway: request ids', () => {
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
