@@ -11,6 +11,7 @@ import * as assetConversions from './migrations/20261122T1000_asset_conversions.
 import * as assetDownloads from './migrations/20261122T1100_asset_downloads.ts';
 import * as assetDatasets from './migrations/20261122T1200_asset_datasets.ts';
 import * as assetSearchIndex from './migrations/20261122T1300_asset_search_index.ts';
+import * as assetGeometryIndex from './migrations/20261122T1400_asset_geometry_index.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '20261122T1100_asset_downloads': assetDownloads,
   '20261122T1200_asset_datasets': assetDatasets,
   '20261122T1300_asset_search_index': assetSearchIndex,
+  '20261122T1400_asset_geometry_index': assetGeometryIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -61,10 +61,12 @@ beforeAll(async () => {
     },
   ]);
   expect(outcome.ok).toBe(true);
-  await sql`insert into assets (user_group, profile, id, properties, display_name)
+  // Items on a 400 x 250 grid of points 0.01 degrees apart, west of Edmonton.
+  await sql`insert into assets (user_group, profile, id, properties, display_name, geometry)
     select ${GROUP}, 'item', 'I-' || lpad(i::text, 6, '0'),
       jsonb_build_object('name', 'Item ' || i || ' ' || md5(i::text), 'parentId', 'P-' || (i % 500), 'depth', i % 3000),
-      'Item ' || i || ' ' || md5(i::text)
+      'Item ' || i || ' ' || md5(i::text),
+      jsonb_build_object('type', 'Point', 'coordinates', jsonb_build_array(-118 + (i % 400) * 0.01, 52 + (i / 400) * 0.01))
     from generate_series(1, ${N}) as i`.execute(database.db);
   await sql`insert into assets (user_group, profile, id, properties, display_name)
     select ${GROUP}, 'parent', 'P-' || i, jsonb_build_object('name', 'Parent ' || i), 'Parent ' || i
@@ -75,6 +77,14 @@ beforeAll(async () => {
   parent = (await loaders.profile.load('parent'))!;
 }, 120_000);
 afterAll(() => database?.close());
+
+function haversine(lon1: number, lat1: number, lon2: number, lat2: number) {
+  const rad = (d: number) => (d * Math.PI) / 180;
+  const h =
+    Math.sin(rad(lat2 - lat1) / 2) ** 2 +
+    Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lon2 - lon1) / 2) ** 2;
+  return 2 * 6371008.8 * Math.asin(Math.sqrt(Math.min(1, h)));
+}
 
 /** The plan of a statement as one string of node types and index names. */
 async function plan(text: string, values: readonly unknown[]): Promise<string> {
@@ -134,6 +144,39 @@ describe('query plans', () => {
     const q = pageQuery({ search: 'Item' });
     const p = await plan(q.sql, q.parameters);
     expect(p).toMatch(/^Limit > Index Scan\(assets_pkey\)/);
+  });
+
+  it('a small bounding box or distance uses the GiST index on the vertices’ box', async () => {
+    type Geometry =
+      | { bbox: [number, number, number, number] }
+      | { near: { longitude: number; latitude: number; distanceMeters: number } };
+    const cases: Geometry[] = [
+      { bbox: [-117.005, 52.495, -116.985, 52.515] },
+      { near: { longitude: -116.995, latitude: 52.505, distanceMeters: 800 } },
+    ];
+    for (const geometry of cases) {
+      const q = pageQuery({ geometry });
+      const p = await plan(q.sql, q.parameters);
+      expect(p, JSON.stringify(geometry)).toContain('assets_geometry_bbox');
+      const { rows } = await database.pool.query(q.sql, q.parameters as unknown[]);
+      // The same grid in plain TypeScript: a prefilter that dropped any point would show.
+      const expected: string[] = [];
+      for (let i = 1; i <= N; i++) {
+        const lon = -118 + (i % 400) * 0.01;
+        const lat = 52 + Math.floor(i / 400) * 0.01;
+        const inside =
+          'bbox' in geometry
+            ? lon >= geometry.bbox[0]! &&
+              lon <= geometry.bbox[2]! &&
+              lat >= geometry.bbox[1]! &&
+              lat <= geometry.bbox[3]!
+            : haversine(geometry.near.longitude, geometry.near.latitude, lon, lat) <=
+              geometry.near.distanceMeters;
+        if (inside) expected.push(`I-${String(i).padStart(6, '0')}`);
+      }
+      expect(expected.length).toBeGreaterThan(1);
+      expect(rows.map((r) => r.id)).toEqual(expected);
+    }
   });
 
   it('related MANY by property looks targets up in the GIN index on properties', async () => {

@@ -262,12 +262,41 @@ function compileProperty(p: AssetPropertyPredicateInput, profile: EffectiveProfi
   throw new FilterError(`filter.property.${op}: does not apply to ${info.type} property "${p.name}"`);
 }
 
+/**
+ * A prefilter the GiST index assets_geometry_bbox serves: the box around the asset's vertices
+ * overlaps the given one (edges included). It only narrows: every asset the exact vertex tests
+ * keep passes it, because rounding to float8 keeps order (a swapped box is normalised, which
+ * still holds every asset the exact test keeps).
+ */
+function boxOverlaps(alias: string, minLon: number, minLat: number, maxLon: number, maxLat: number): Sql {
+  return sql`(asset_bbox(${column(alias, 'geometry')}) && box(point(${minLon}::float8, ${minLat}::float8), point(${maxLon}::float8, ${maxLat}::float8)))`;
+}
+
+/**
+ * A box that holds every point within `meters` of (lon, lat) by the haversine distance, with
+ * 1% to spare, or null when none is useful (near a pole, or across the antimeridian).
+ * Latitude: d ≥ R·|Δφ|. Longitude: hav(d/R) ≥ cos φ₁ cos φ₂ hav(Δλ) ≥ cos²L hav(Δλ) for
+ * latitudes within ±L, so |Δλ| ≤ 2·asin(sin(d/2R) / cos L).
+ */
+export function boxAround(lon: number, lat: number, meters: number): [number, number, number, number] | null {
+  const angle = (meters * 1.01) / EARTH_RADIUS_METERS;
+  const dLat = (angle * 180) / Math.PI;
+  const L = Math.abs(lat) + dLat;
+  if (L >= 89) return null;
+  const s = Math.sin(angle / 2) / Math.cos((L * Math.PI) / 180);
+  if (s >= 1) return null;
+  const dLon = (2 * Math.asin(s) * 180) / Math.PI;
+  if (lon - dLon < -180 || lon + dLon > 180) return null;
+  return [lon - dLon, lat - dLat, lon + dLon, lat + dLat];
+}
+
 function compileGeometry(g: AssetGeometryPredicateInput, alias: string): Sql {
   const parts: Sql[] = [];
   const v = sql.id(`${alias}_v`);
   const vertices = sql`jsonb_path_query(${column(alias, 'geometry')}, ${VERTICES_PATH}) as ${v}(p)`;
   if (given(g.bbox)) {
     const [minLon, minLat, maxLon, maxLat] = g.bbox;
+    parts.push(boxOverlaps(alias, minLon!, minLat!, maxLon!, maxLat!));
     const lon = sql`(${v}.p ->> 0)::numeric`;
     const lat = sql`(${v}.p ->> 1)::numeric`;
     parts.push(
@@ -277,6 +306,8 @@ function compileGeometry(g: AssetGeometryPredicateInput, alias: string): Sql {
   }
   if (given(g.near)) {
     const { longitude, latitude, distanceMeters } = g.near;
+    const around = boxAround(longitude, latitude, distanceMeters);
+    if (around) parts.push(boxOverlaps(alias, ...around));
     const lon = sql`radians((${v}.p ->> 0)::float8)`;
     const lat = sql`radians((${v}.p ->> 1)::float8)`;
     const lon0 = sql`radians(${longitude}::float8)`;
