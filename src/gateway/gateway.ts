@@ -1,6 +1,7 @@
 import { createGatewayRuntime, type GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { GraphQLError } from 'graphql';
 import type { Config } from '../config/index.ts';
+import { isDatabaseUnavailable, serviceUnavailable } from '../shared/errors.ts';
 import {
   correlationIdFrom,
   IDENTITY_HEADER,
@@ -261,15 +262,28 @@ export function createGateway(options: GatewayOptions): Gateway {
       try {
         response = await route(request, requestId, remoteAddress);
       } catch (err) {
-        log.error({ err, requestId }, 'request failed');
-        response = Response.json(
-          {
-            errors: [
-              { message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } },
-            ],
-          },
-          { status: 500 },
-        );
+        if (isDatabaseUnavailable(err)) {
+          // The session could not be read: say so, and when to retry, rather than guess.
+          log.warn({ err, requestId }, 'database unavailable');
+          response = Response.json(
+            {
+              errors: [
+                { ...serviceUnavailable().toJSON(), extensions: { code: 'SERVICE_UNAVAILABLE', requestId } },
+              ],
+            },
+            { status: 503, headers: { 'retry-after': '5' } },
+          );
+        } else {
+          log.error({ err, requestId }, 'request failed');
+          response = Response.json(
+            {
+              errors: [
+                { message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } },
+              ],
+            },
+            { status: 500 },
+          );
+        }
       }
       const headers = new Headers(response.headers);
       headers.set(REQUEST_ID_HEADER, requestId);

@@ -28,3 +28,36 @@ export function notImplemented(what: string): GraphQLError {
 export function unauthenticated(): GraphQLError {
   return new GraphQLError('Sign in to use this field.', { extensions: { code: 'UNAUTHENTICATED' } });
 }
+
+// Node's socket errors and PostgreSQL's connection-exception (08) and shutdown (57P0x) states.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused)/i;
+
+/** True when `error` says the database could not be reached, not that a statement failed. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let e = error;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^(08|57P0[123])/.test(code)))
+      return true;
+    if (UNAVAILABLE_MESSAGE.test(e.message)) return true;
+    // AggregateError (every address refused) and wrapped causes.
+    e = (e as { errors?: unknown[] }).errors?.[0] ?? (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** What a caller sees while the database cannot be reached: retry, nothing was done. */
+export function serviceUnavailable(): GraphQLError {
+  return new GraphQLError('The service is unavailable for a moment; try again shortly.', {
+    extensions: { code: 'SERVICE_UNAVAILABLE' },
+  });
+}

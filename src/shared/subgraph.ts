@@ -4,6 +4,7 @@ import { GraphQLError, parse } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Clock } from './clock.ts';
+import { isDatabaseUnavailable, serviceUnavailable } from './errors.ts';
 import {
   ANONYMOUS,
   IDENTITY_HEADER,
@@ -77,6 +78,10 @@ export function createSubgraph<C extends BaseContext>(
       maskError(error, message) {
         const original = isGraphQLError(error) ? error.originalError : error;
         if (isGraphQLError(error) && (!original || isGraphQLError(original))) return error;
+        if (isDatabaseUnavailable(original ?? error)) {
+          log.warn({ err: original ?? error }, 'database unavailable');
+          return serviceUnavailable();
+        }
         log.error({ err: original ?? error }, 'unexpected error in resolver');
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
       },

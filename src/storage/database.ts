@@ -29,6 +29,17 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 const LOCK_FILE = 'assetql.lock.json';
 
+/**
+ * How a PostgreSQL pool behaves when the server goes away: a connection (or a free slot in
+ * the pool) that does not come within 5 s fails the request instead of holding it forever,
+ * idle connections are dropped after 30 s, and TCP keepalive notices a peer that vanished.
+ */
+const RESILIENCE = {
+  connectionTimeoutMillis: 5_000,
+  idleTimeoutMillis: 30_000,
+  keepAlive: true,
+} satisfies pg.PoolConfig;
+
 interface EmbeddedLock {
   pid: number;
   socket: { path: string } | { host: string; port: number };
@@ -43,7 +54,7 @@ interface EmbeddedLock {
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   if ('url' in target) {
     return fromPool(
-      new pg.Pool({ connectionString: target.url, max: options.maxConnections ?? 10 }),
+      new pg.Pool({ connectionString: target.url, max: options.maxConnections ?? 10, ...RESILIENCE }),
       'postgres',
       false,
       options,
@@ -63,8 +74,11 @@ function fromPool(
   options: OpenOptions,
   onClose?: () => Promise<void>,
 ): Database {
-  // An idle client's error (the server went away) must not crash the process.
+  // An idle client's error (the server went away) must not crash the process. Nor may a
+  // checked-out client's between two statements, which pg-pool leaves unlistened: its next
+  // query fails instead, and the pool drops it on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   if (options.onConnect) pool.on('connect', options.onConnect);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   let closed: Promise<void> | undefined;
