@@ -1,0 +1,77 @@
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { type Identity, IdentityError, IdentitySigner } from './identity.ts';
+import { deriveKey } from './secrets.ts';
+
+const SECRET = 'identity-test-secret-identity-test-secret';
+const signer = new IdentitySigner(SECRET);
+const who: Identity = {
+  kind: 'session',
+  username: 'demo',
+  userGroup: 'demo',
+  clientType: 'EXPLORER',
+  sessionHash: 'ab'.repeat(32),
+  clientIp: '10.0.0.1',
+};
+
+/** A token made by another JWT library, with claims we choose. */
+function jose(
+  claims: Record<string, unknown>,
+  options: { iss?: string; aud?: string; iat?: number; exp?: number } = {},
+) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ knd: 'session', grp: 'demo', ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('demo')
+    .setIssuer(options.iss ?? 'assetql-gateway')
+    .setAudience(options.aud ?? 'assetql-subgraph')
+    .setIssuedAt(options.iat ?? now)
+    .setExpirationTime(options.exp ?? now + 60)
+    .sign(deriveKey(SECRET, 'identity'));
+}
+
+describe('IdentitySigner', () => {
+  it('round-trips an identity', async () => {
+    expect(await signer.verify(await signer.sign(who))).toEqual(who);
+    expect(
+      await signer.verify(await signer.sign({ ...who, kind: 'anonymous', username: null })),
+    ).toMatchObject({
+      kind: 'anonymous',
+      username: null,
+    });
+  });
+
+  it('reads standard HS256 JWTs made by another library (and they read ours)', async () => {
+    expect(await signer.verify(await jose({}))).toMatchObject({
+      kind: 'session',
+      username: 'demo',
+      userGroup: 'demo',
+    });
+  });
+
+  it('refuses other keys, issuers, audiences, expired or old tokens, alg none and garbage', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const other = await new IdentitySigner(`${SECRET}-other`).sign(who);
+    const bad = [
+      other,
+      await jose({}, { iss: 'someone' }),
+      await jose({}, { aud: 'elsewhere' }),
+      await jose({}, { iat: now - 120, exp: now - 60 }),
+      await jose({}, { iat: now - 300, exp: now + 600 }),
+      await jose({ knd: 'root' }),
+      new UnsecuredJWT({ knd: 'session', grp: 'demo', sub: 'demo' })
+        .setIssuer('assetql-gateway')
+        .setAudience('assetql-subgraph')
+        .setIssuedAt()
+        .setExpirationTime('60s')
+        .encode(),
+      'not.a.token',
+      '',
+    ];
+    for (const token of bad) await expect(signer.verify(token), token).rejects.toBeInstanceOf(IdentityError);
+    // One changed character in the signature.
+    const good = await signer.sign(who);
+    const flipped = good.slice(0, -2) + (good.at(-2) === 'A' ? 'B' : 'A') + good.at(-1);
+    await expect(signer.verify(flipped)).rejects.toBeInstanceOf(IdentityError);
+  });
+});
