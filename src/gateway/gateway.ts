@@ -23,7 +23,10 @@ export const EXPLORER_PATH = '/plugins/sr/apolloGraphql';
 export const EXPORTS_PATH = '/api/exports/';
 
 /** A subgraph reachable without a network hop: its Yoga instance's fetch handler. */
-export type InProcessFetch = (request: Request) => Response | Promise<Response>;
+export type InProcessFetch = (
+  input: string | URL | Request,
+  init?: RequestInit,
+) => Response | Promise<Response>;
 
 export interface GatewayOptions {
   config: Pick<Config, 'baseUrl' | 'env' | 'trustProxy' | 'corsOrigins' | 'documentLimits' | 'introspection'>;
@@ -82,19 +85,31 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Single-process form: call in-process subgraphs' handlers instead of the network.
       onFetch({ url, setFetchFn }) {
         const local = inProcess?.get(new URL(url).origin);
-        if (local) setFetchFn((input, init) => Promise.resolve(local(new Request(input, init))));
+        // The subgraph's server adapter builds its own light request from (url, init): an
+        // undici Request here cost more than the call (signal listeners, header copies).
+        if (local) setFetchFn((input, init) => Promise.resolve(local(input as string, init as RequestInit)));
       },
     },
     {
-      // Unexpected errors are masked; add the correlation id so a user can quote it.
+      // Unexpected errors are masked; add the correlation id so a user can quote it. A subgraph
+      // that cannot be reached is named, without its address or the subrequest.
       onExecutionResult({ result, setResult, context }) {
         const requestId = (context as Partial<RequestState>).requestId;
         if (!requestId || !result || !('errors' in result) || !result.errors?.length) return;
-        const errors = result.errors.map((e) =>
-          e.extensions?.code === 'INTERNAL_SERVER_ERROR'
+        const errors = result.errors.map((e) => {
+          if (e.extensions?.code === 'SUBREQUEST_HTTP_ERROR') {
+            const subgraph = String(e.extensions.serviceName ?? 'a');
+            log.warn({ requestId, subgraph, reason: e.message }, 'subgraph unreachable');
+            return {
+              message: `The ${subgraph} service is unavailable; try again shortly.`,
+              ...(e.path ? { path: e.path } : {}),
+              extensions: { code: 'SERVICE_UNAVAILABLE', subgraph, requestId },
+            };
+          }
+          return e.extensions?.code === 'INTERNAL_SERVER_ERROR'
             ? { ...e.toJSON(), extensions: { ...e.extensions, requestId } }
-            : e,
-        );
+            : e;
+        });
         setResult({ ...result, errors } as typeof result);
       },
     },
