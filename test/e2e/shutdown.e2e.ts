@@ -1,0 +1,201 @@
+/**
+ * `assetql serve` on SIGTERM: requests already in flight (a request whose body is still
+ * arriving, a download read slowly, concurrent queries) complete successfully, new
+ * connections are refused, and the process exits with code 0 within a bound.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { exited, lastOutput, type Served, serve, stop } from '../helpers/processes.ts';
+
+const SECRET = 'shutdown-e2e-secret-0123456789abcdefghijklm';
+const EXIT_MS = 15_000;
+
+let server: Served;
+let base: URL;
+let database: TestDatabase | undefined;
+let dataDir: string | undefined;
+let sessionId: string;
+
+beforeAll(async () => {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ASSETQL_SECRET: SECRET,
+    ASSETQL_ENV: 'demo',
+    ASSETQL_DEMO_DATA: 'true',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    HOST: '127.0.0.1',
+  };
+  if (process.env.DATABASE_URL) {
+    database = await freshDatabase();
+    env.DATABASE_URL = database.url!;
+  } else {
+    dataDir = mkdtempSync(join(tmpdir().length < 40 ? tmpdir() : '/tmp', 'aq-shut-'));
+    env.DATA_DIR = dataDir;
+  }
+  server = await serve('assetql', [], env);
+  base = new URL(server.url);
+  const signIn = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: `mutation { signIn(input: { loginUsername: "demo", password: "demo", clientApplicationType: EXPLORER }) { errors { type } } }`,
+    }),
+  });
+  sessionId = signIn.headers.get('x-svc-sessionid') ?? '';
+  expect(sessionId, lastOutput(server)).not.toBe('');
+}, 90_000);
+
+afterAll(async () => {
+  if (server) await stop(server.child);
+  await database?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+interface Raw {
+  status: number;
+  body: string;
+}
+
+/**
+ * A request on a connection of its own (no pooling): `send` writes the body, possibly in
+ * pieces over time. Resolves with the whole answer; rejects with the socket's error.
+ */
+function raw(
+  method: string,
+  path: string,
+  options: { body?: string; headers?: Record<string, string>; pauseAfterHeadersMs?: number } = {},
+  send?: (write: (chunk: string) => void, end: () => void) => void,
+): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: base.hostname,
+        port: base.port,
+        method,
+        path,
+        agent: false,
+        headers: {
+          ...(options.body !== undefined ? { 'content-length': Buffer.byteLength(options.body) } : {}),
+          ...options.headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        // A slow reader: nothing is read until the pause is over.
+        res.pause();
+        setTimeout(() => {
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+          );
+          res.on('error', reject);
+          res.resume();
+        }, options.pauseAfterHeadersMs ?? 0);
+      },
+    );
+    req.on('error', reject);
+    if (send)
+      send(
+        (c) => req.write(c),
+        () => req.end(),
+      );
+    else req.end(options.body);
+  });
+}
+
+const graphqlHeaders = () => ({ 'content-type': 'application/json', 'x-svc-sessionid': sessionId });
+
+describe('assetql serve on SIGTERM', () => {
+  it('completes in-flight requests, refuses new connections, and exits 0 in time', async () => {
+    const link = (await (
+      await fetch(server.url, {
+        method: 'POST',
+        headers: graphqlHeaders(),
+        body: JSON.stringify({
+          query: `{ assetProfiles { byId(profile: "well") { assetsExport(properties: ["name", "status", "depth"]) { csvFileDownloadUrl(exportName: "wells") } } } }`,
+        }),
+      })
+    ).json()) as { data: { assetProfiles: { byId: { assetsExport: { csvFileDownloadUrl: string } } } } };
+    const exportPath = new URL(link.data.assetProfiles.byId.assetsExport.csvFileDownloadUrl).pathname;
+
+    // 1. A GraphQL request whose body is half sent when the signal comes.
+    const body = JSON.stringify({
+      query: `mutation { createIssue(input: { displayName: "sent across a shutdown" }) { errors { type } issue { id } } }`,
+    });
+    let finishBody: (() => void) | undefined;
+    const halfSent = raw('POST', base.pathname, { body, headers: graphqlHeaders() }, (write, end) => {
+      write(body.slice(0, 40));
+      finishBody = () => {
+        write(body.slice(40));
+        end();
+      };
+    });
+    // 2. An export download whose answer is read only 2 s after the signal.
+    const slowDownload = raw('GET', exportPath, { pauseAfterHeadersMs: 2_500 });
+    // 3. Concurrent queries.
+    const query = JSON.stringify({
+      query: `{ assets(profile: "well") { all(first: 50) { edges { node { id displayName properties } } } } session { authenticated } }`,
+    });
+    const concurrent = Array.from({ length: 8 }, () =>
+      raw('POST', base.pathname, { body: query, headers: graphqlHeaders() }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+
+    const signalled = performance.now();
+    const exit = exited(server.child);
+    server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+
+    // New connections after the signal are refused (or answered 503), never served.
+    const late = await raw('POST', base.pathname, { body: query, headers: graphqlHeaders() }).then(
+      (r) => r.status,
+      (e: NodeJS.ErrnoException) => e.code ?? String(e),
+    );
+    expect(['ECONNREFUSED', 503], lastOutput(server)).toContain(late);
+
+    await new Promise((r) => setTimeout(r, 1_000));
+    finishBody!();
+    const [mutation, download, ...queries] = await Promise.all([halfSent, slowDownload, ...concurrent]);
+    const settledMs = performance.now() - signalled;
+
+    expect(mutation.status, `${mutation.body}\n${lastOutput(server)}`).toBe(200);
+    const created = JSON.parse(mutation.body) as {
+      data?: { createIssue: { errors: unknown[]; issue: { id: string } | null } };
+    };
+    expect(created.data?.createIssue.errors).toEqual([]);
+    expect(created.data?.createIssue.issue?.id).toMatch(/^[0-9a-f-]{36}$/);
+
+    expect(download.status).toBe(200);
+    const lines = download.body.trim().split('\n');
+    expect(lines[0]).toMatch(/name/);
+    expect(lines.length).toBeGreaterThan(10);
+
+    for (const q of queries) {
+      expect(q.status).toBe(200);
+      const parsed = JSON.parse(q.body) as {
+        data?: { assets: { all: { edges: unknown[] } } };
+        errors?: unknown;
+      };
+      expect(parsed.errors).toBeUndefined();
+      expect(parsed.data?.assets.all.edges.length).toBeGreaterThan(0);
+    }
+
+    const code = await Promise.race([
+      exit,
+      new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), EXIT_MS)),
+    ]);
+    const shutdownMs = performance.now() - signalled;
+    expect(code, lastOutput(server)).toBe(0);
+    expect(shutdownMs).toBeLessThan(EXIT_MS);
+    console.info(
+      `shutdown: in-flight requests done ${settledMs.toFixed(0)} ms and exit 0 ${shutdownMs.toFixed(0)} ms after SIGTERM`,
+    );
+  }, 60_000);
+});
