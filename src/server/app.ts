@@ -139,7 +139,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       if (role.kind === 'single') {
         const yoga = makeSubgraph(name);
         const url = inProcessUrl(name);
-        inProcess.set(new URL(url).origin, (request) => yoga.fetch(request));
+        inProcess.set(new URL(url).origin, (input, init) => yoga.fetch(input as URL, init ?? {}));
         return { name, typeDefs: TYPE_DEFS[name], url };
       }
       const url = config.subgraphUrls[name];
