@@ -48,7 +48,7 @@ describe.each(methods)('upsertAssets (%s)', (method) => {
       ],
       { method },
     );
-    expect(first).toEqual({ rows: 2, inserted: 2, updated: 0, method });
+    expect(first).toEqual({ rows: 2, inserted: 2, updated: 0, unchanged: 0, method });
     await database.db
       .updateTable('assets')
       .set({ observation: JSON.stringify({ pressure: 9 }), modified_at: '2020-01-01T00:00:00Z' })
@@ -66,7 +66,7 @@ describe.each(methods)('upsertAssets (%s)', (method) => {
       chunkSize: 1,
       onProgress: (n) => progress.push(n),
     });
-    expect(second).toEqual({ rows: 2, inserted: 1, updated: 1, method });
+    expect(second).toEqual({ rows: 2, inserted: 1, updated: 1, unchanged: 0, method });
     expect(progress.at(-1)).toBe(2);
 
     const [one, two, three] = await read([`${p}1`, `${p}2`, `${p}3`]);
@@ -127,8 +127,53 @@ describe.each(methods)('upsertAssets (%s)', (method) => {
       rows: 0,
       inserted: 0,
       updated: 0,
+      unchanged: 0,
       method,
     });
+  });
+
+  it('merges chunk by chunk in one transaction, refusing an id repeated in a later chunk', async () => {
+    const many = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => row(`${p}c${from + i}`, { name: `c${from + i}` }));
+    const ids = many(0, 7).map((r) => r.id);
+    const chunked = { method, chunkSize: 2, copyChunkRows: 2 };
+    await expect(
+      upsertAssets(database, 'demo', 'well', [...many(0, 7), row(`${p}c1`, { name: 'again' })], chunked),
+    ).rejects.toThrow(DuplicateIdError);
+    expect(await read(ids)).toEqual([]);
+    expect(await upsertAssets(database, 'demo', 'well', many(0, 7), chunked)).toEqual({
+      rows: 7,
+      inserted: 7,
+      updated: 0,
+      unchanged: 0,
+      method,
+    });
+    expect((await read(ids)).map((r) => r.properties)).toEqual(many(0, 7).map((r) => r.properties));
+  });
+
+  it('leaves an asset whose row holds the values it has alone: not rewritten, modified_at kept', async () => {
+    const id = `${p}same`;
+    const geometry = { type: 'Point', coordinates: [-113, 53] };
+    await upsertAssets(database, 'demo', 'well', [row(id, { name: 'Same' }, { geometry })], { method });
+    await database.db
+      .updateTable('assets')
+      .set({ modified_at: '2020-01-01T00:00:00Z' })
+      .where('user_group', '=', 'demo')
+      .where('id', '=', id)
+      .execute();
+    // No geometry given keeps the stored one: still the same values.
+    expect(await upsertAssets(database, 'demo', 'well', [row(id, { name: 'Same' })], { method })).toEqual({
+      rows: 1,
+      inserted: 0,
+      updated: 1,
+      unchanged: 1,
+      method,
+    });
+    expect((await read([id]))[0]!.modified_at.toISOString()).toBe('2020-01-01T00:00:00.000Z');
+    expect(
+      await upsertAssets(database, 'demo', 'well', [row(id, { name: 'Same', depth: 1 })], { method }),
+    ).toMatchObject({ updated: 1, unchanged: 0 });
+    expect((await read([id]))[0]!.modified_at.getTime()).toBeGreaterThan(Date.parse('2020-01-02'));
   });
 });
 

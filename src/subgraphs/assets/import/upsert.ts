@@ -10,7 +10,10 @@ import { forgetAssets, kyselyExec, writeUpDataset } from '../datasets/write.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
 import type { AssetImportRow } from './validate.ts';
 
-/** Loads at least this large refresh the table's planner statistics. */
+/**
+ * Loads that add at least this many assets, and at least a tenth of the profile's size as the
+ * planner estimates it, refresh the table's planner statistics.
+ */
 export const ANALYZE_AFTER_ROWS = 10_000;
 
 export interface UpsertOptions {
@@ -23,6 +26,8 @@ export interface UpsertOptions {
   method?: 'copy' | 'insert';
   /** Rows per statement for `insert` @default 1000 */
   chunkSize?: number;
+  /** Rows per COPY and merge for `copy` (all in the one transaction) @default {@link COPY_CHUNK_ROWS} */
+  copyChunkRows?: number;
   /** Called as rows are sent, with the count so far. */
   onProgress?: (rows: number) => void;
   /**
@@ -35,7 +40,13 @@ export interface UpsertOptions {
 export interface UpsertResult {
   rows: number;
   inserted: number;
+  /** Rows that matched an existing asset (`unchanged` of them already held the same values). */
   updated: number;
+  /**
+   * Of `updated`, the assets left as they were because the row gave the values they hold
+   * (their `modified_at` stays). Not counted for a profile with up datasets.
+   */
+  unchanged?: number;
   method: 'copy' | 'insert';
 }
 
@@ -49,11 +60,13 @@ export class DuplicateIdError extends Error {
 /**
  * Inserts or replaces the given assets of one profile, all or nothing, in one transaction on
  * one pooled connection. A new asset gets `modified_at = now()`; an existing one gets its
- * properties, display name and deleted flag replaced and `modified_at = now()`; its geometry
+ * properties, display name and deleted flag replaced and `modified_at = now()`, unless the row
+ * holds exactly the values it has (then it is not written at all); its geometry
  * is replaced when the row has one and kept when the row has none (`geometry` undefined or
  * null); its `observation` is kept. Ids must be unique within one call. `rows` may be an
- * async iterable: with `copy` the rows are streamed and never all held in memory. An error
- * (from the database or thrown by `rows`) rolls everything back.
+ * async iterable: with `copy` the rows are streamed and never all held in memory (they are
+ * copied and merged in chunks of {@link COPY_CHUNK_ROWS} while the next chunk is read, all in
+ * the one transaction). An error (from the database or thrown by `rows`) rolls everything back.
  */
 export async function upsertAssets(
   database: Pick<Database, 'pool' | 'engine'>,
@@ -82,10 +95,7 @@ export async function upsertAssets(
         ? await viaCopy(client, group, profile, rows, options)
         : await viaInsert(client, group, profile, rows, options);
     await client.query('commit');
-    // After a bulk load the planner's statistics are stale (it would estimate a handful of
-    // rows and sort a whole profile instead of walking the key); refresh them at once rather
-    // than wait for autovacuum.
-    if (counts.rows >= ANALYZE_AFTER_ROWS) await client.query('analyze assets');
+    if (await statisticsStale(client, group, profile, counts.inserted)) await client.query(ANALYZE);
     return { ...counts, method };
   } catch (e) {
     try {
@@ -101,6 +111,35 @@ export async function upsertAssets(
   }
 }
 
+// An existing asset whose values would not change is left alone: no new row version, no
+// index entries, and its modified_at stays (it is counted in `unchanged`).
+/**
+ * After a bulk load the planner's statistics may be stale: for a profile that grew from a
+ * handful of rows it would estimate a handful and sort the whole profile instead of walking
+ * the key. Refresh them at once rather than wait for autovacuum, but only when the new rows
+ * are many and a large part of the profile as the planner sees it (its estimate scales with
+ * the table's current size): ANALYZE samples the whole table, a cost a small addition to a
+ * large profile need not pay. Only the columns listing and search plans estimate from are
+ * analyzed (a third of the cost of all: `properties` and `geometry` are the dear ones);
+ * autovacuum refreshes the rest.
+ */
+const ANALYZE = 'analyze assets (user_group, profile, id, display_name, is_deleted)';
+
+async function statisticsStale(
+  client: pg.PoolClient,
+  group: string,
+  profile: string,
+  inserted: number,
+): Promise<boolean> {
+  if (inserted < ANALYZE_AFTER_ROWS) return false;
+  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+    'explain (format json) select 1 from assets where user_group = $1 and profile = $2',
+    [group, profile],
+  );
+  const estimate = rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;
+  return inserted >= estimate / 10;
+}
+
 const ON_CONFLICT = `
   on conflict (user_group, profile, id) do update set
     properties = excluded.properties,
@@ -108,10 +147,12 @@ const ON_CONFLICT = `
     display_name = excluded.display_name,
     is_deleted = excluded.is_deleted,
     modified_at = excluded.modified_at
+  where (a.properties, a.geometry, a.display_name, a.is_deleted)
+    is distinct from (excluded.properties, coalesce(excluded.geometry, a.geometry), excluded.display_name, excluded.is_deleted)
   returning (xmax = 0) as inserted`;
 
 // `xmax = 0` tells a row inserted from one updated by ON CONFLICT (a PostgreSQL idiom).
-const COUNT = `select count(*) filter (where inserted) as inserted, count(*) filter (where not inserted) as updated from upserted`;
+const COUNT = `select count(*) filter (where inserted) as inserted, count(*) filter (where not inserted) as changed from upserted`;
 
 async function viaCopy(
   client: pg.PoolClient,
@@ -128,37 +169,134 @@ async function viaCopy(
       display_name text not null,
       is_deleted boolean not null
     ) on commit drop`);
-  let n = 0;
+  const step = Math.max(1, options.copyChunkRows ?? COPY_CHUNK_ROWS);
   const onProgress = options.onProgress;
-  async function* lines(): AsyncGenerator<string> {
-    let batch = '';
+  const ids = new Set<string>();
+  const blocks = channel<Block>(READ_AHEAD_BLOCKS);
+  // The rows are turned into COPY text while the database merges the chunk before: reading,
+  // validating and formatting run on this process's core, COPY and the merge on the server's.
+  const produce = async () => {
+    let text = '';
+    let inBlock = 0;
+    let inChunk = 0;
+    const put = async (end: boolean) => {
+      const ok = await blocks.put({ text, rows: inBlock, end });
+      text = '';
+      inBlock = 0;
+      return ok;
+    };
     for await (const r of rows) {
-      batch += `${text(r.id)}\t${json(r.properties)}\t${r.geometry ? json(r.geometry) : '\\N'}\t${text(r.display_name)}\t${r.is_deleted ? 't' : 'f'}\n`;
-      n++;
-      if (batch.length >= 1 << 18) {
-        yield batch;
-        batch = '';
-        onProgress?.(n);
-      }
+      if (ids.has(r.id)) throw new DuplicateIdError(DUPLICATE);
+      ids.add(r.id);
+      text += `${copyText(r.id)}\t${json(r.properties)}\t${r.geometry ? json(r.geometry) : '\\N'}\t${copyText(r.display_name)}\t${r.is_deleted ? 't' : 'f'}\n`;
+      inBlock++;
+      if (++inChunk >= step) {
+        inChunk = 0;
+        if (!(await put(true))) return;
+      } else if (text.length >= 1 << 18 && !(await put(false))) return;
     }
-    if (batch) yield batch;
-    onProgress?.(n);
+    if (inBlock > 0) await put(true);
+  };
+  const producing = produce().then(
+    () => blocks.end(),
+    (e: unknown) => blocks.end(e),
+  );
+
+  let n = 0;
+  let inserted = 0;
+  let changed = 0;
+  try {
+    for (let head = await blocks.take(); head !== undefined; head = await blocks.take()) {
+      const first: Block = head;
+      // One COPY per chunk, then one set-based merge of that chunk into `assets`.
+      async function* chunk(): AsyncGenerator<string> {
+        for (let b: Block | undefined = first; b !== undefined; b = b.end ? undefined : await blocks.take()) {
+          n += b.rows;
+          yield b.text;
+          onProgress?.(n);
+        }
+      }
+      await pipeline(
+        Readable.from(chunk(), { objectMode: false }),
+        client.query(
+          copyFrom(
+            'copy assetql_import_staging (id, properties, geometry, display_name, is_deleted) from stdin',
+          ),
+        ),
+      );
+      const { rows: counts } = await client.query<{ inserted: number; changed: number }>(
+        `with upserted as (
+          insert into assets as a (user_group, profile, id, properties, geometry, display_name, is_deleted, modified_at)
+          select $1, $2, s.id, s.properties, s.geometry, s.display_name, s.is_deleted, now()
+          from assetql_import_staging s
+          ${ON_CONFLICT}
+        ) ${COUNT}`,
+        [group, profile],
+      );
+      inserted += Number(counts[0]!.inserted);
+      changed += Number(counts[0]!.changed);
+      await client.query('truncate assetql_import_staging');
+    }
+  } finally {
+    blocks.close();
+    await producing;
   }
-  const copy = client.query(
-    copyFrom('copy assetql_import_staging (id, properties, geometry, display_name, is_deleted) from stdin'),
-  );
-  await pipeline(Readable.from(lines(), { objectMode: false }), copy);
-  if (n === 0) return { rows: 0, inserted: 0, updated: 0 };
-  const { rows: counts } = await client.query<{ inserted: number; updated: number }>(
-    `with upserted as (
-      insert into assets as a (user_group, profile, id, properties, geometry, display_name, is_deleted, modified_at)
-      select $1, $2, s.id, s.properties, s.geometry, s.display_name, s.is_deleted, now()
-      from assetql_import_staging s
-      ${ON_CONFLICT}
-    ) ${COUNT}`,
-    [group, profile],
-  );
-  return { rows: n, inserted: counts[0]!.inserted, updated: counts[0]!.updated };
+  return { rows: n, inserted, updated: n - inserted, unchanged: n - inserted - changed };
+}
+
+/** Rows per COPY and merge inside the one transaction of `copy`. */
+export const COPY_CHUNK_ROWS = 25_000;
+/** COPY text blocks (of about 256 KB) read ahead of the database: bounds memory. */
+const READ_AHEAD_BLOCKS = 64;
+const DUPLICATE = 'the same asset id appears more than once in one upsert';
+
+interface Block {
+  text: string;
+  rows: number;
+  /** The last block of a chunk. */
+  end: boolean;
+}
+
+/** A bounded queue between one producer and one consumer. */
+function channel<T>(capacity: number) {
+  const items: T[] = [];
+  let ended = false;
+  let closed = false;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const wait = () => new Promise<void>((r) => (wake = r));
+  return {
+    /** False once the consumer has closed the queue: stop producing. */
+    async put(item: T): Promise<boolean> {
+      while (items.length >= capacity && !closed) await wait();
+      if (closed) return false;
+      items.push(item);
+      notify();
+      return true;
+    },
+    /** The next item; undefined at the end; throws what the producer threw. */
+    async take(): Promise<T | undefined> {
+      while (items.length === 0 && !ended) await wait();
+      if (failure) throw failure.error;
+      const item = items.shift();
+      notify();
+      return item;
+    },
+    end(error?: unknown) {
+      ended = true;
+      if (error !== undefined) failure = { error };
+      notify();
+    },
+    close() {
+      closed = true;
+      notify();
+    },
+  };
 }
 
 async function viaInsert(
@@ -171,12 +309,17 @@ async function viaInsert(
   const size = Math.max(1, options.chunkSize ?? 1000);
   let n = 0;
   let inserted = 0;
-  let updated = 0;
+  let changed = 0;
+  const ids = new Set<string>();
   let chunk: AssetImportRow[] = [];
   const flush = async () => {
     if (chunk.length === 0) return;
     // One statement per chunk; its rows arrive as five arrays (seven parameters in all).
-    const { rows: counts } = await client.query<{ inserted: number; updated: number }>(
+    for (const r of chunk) {
+      if (ids.has(r.id)) throw new DuplicateIdError(DUPLICATE);
+      ids.add(r.id);
+    }
+    const { rows: counts } = await client.query<{ inserted: number; changed: number }>(
       `with upserted as (
         insert into assets as a (user_group, profile, id, properties, geometry, display_name, is_deleted, modified_at)
         select $1, $2, u.id, u.properties, u.geometry, u.display_name, u.is_deleted, now()
@@ -194,8 +337,8 @@ async function viaInsert(
         chunk.map((r) => r.is_deleted),
       ],
     );
-    inserted += counts[0]!.inserted;
-    updated += counts[0]!.updated;
+    inserted += Number(counts[0]!.inserted);
+    changed += Number(counts[0]!.changed);
     n += chunk.length;
     chunk = [];
     options.onProgress?.(n);
@@ -205,11 +348,11 @@ async function viaInsert(
     if (chunk.length >= size) await flush();
   }
   await flush();
-  return { rows: n, inserted, updated };
+  return { rows: n, inserted, updated: n - inserted, unchanged: n - inserted - changed };
 }
 
 /** COPY text format: backslash, tab, newline and carriage return are escaped. */
-function text(s: string): string {
+function copyText(s: string): string {
   return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : s;
 }
 
