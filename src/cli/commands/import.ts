@@ -33,9 +33,9 @@ export function importCommands(cli: Command): void {
   cli
     .command('import <file>')
     .description(
-      'import assets of one profile from a CSV, GeoJSON or NDJSON file: every row is validated first; ' +
-        'if any is bad, a JSON line per bad row is printed, nothing is written and the exit code is 1; ' +
-        'otherwise all rows are upserted in one transaction and a JSON summary is printed',
+      'import assets of one profile from a CSV, GeoJSON or NDJSON file in one transaction: every row ' +
+        'is validated as it is read; if any is bad, a JSON line per bad row is printed, nothing is ' +
+        'written and the exit code is 1; otherwise all rows are upserted and a JSON summary is printed',
     )
     .requiredOption('--profile <profile>', 'the profile every row belongs to')
     .requiredOption('--group <group>', 'the group (tenant) to import into')
@@ -120,71 +120,52 @@ async function importFile(
       return Number.isNaN(at) ? undefined : `${id}\u0000${at}`;
     };
 
-    // Pass 1: validate everything, reporting every bad row; nothing is kept in memory but ids.
-    const checking = progress('validating', size, 'bytes');
+    // One pass: each row is validated as it is read and streamed into the one transaction.
+    // A bad row is reported (with every other bad row: the file is read to its end), no more
+    // rows are sent, and the transaction is rolled back. Only ids are kept in memory.
+    const bar = progress('importing', size, 'bytes');
     const pending: string[] = [];
-    const report = (line: string) => (checking.active ? pending.push(line) : process.stdout.write(line));
+    const report = (line: string) => (bar.active ? pending.push(line) : process.stdout.write(line));
     const seen = new Map<string, number>();
     let rows = 0;
     let bad = 0;
-    for await (const item of read(checking.update)) {
-      rows++;
-      const errors = check(validate(item), keyOf(item), item.line, kind === 'state', seen);
-      if (errors) {
-        bad++;
-        report(
-          `${JSON.stringify({
-            line: item.line,
-            ...(item.feature !== undefined ? { feature: item.feature } : {}),
-            id: typeof item.asset.id === 'string' ? item.asset.id : null,
-            errors,
-          })}\n`,
-        );
+    async function* valid<T>(): AsyncGenerator<T> {
+      for await (const item of read(bar.update)) {
+        rows++;
+        const r = validate(item);
+        const errors = check(r, keyOf(item), item.line, kind === 'state', seen);
+        if (errors) {
+          bad++;
+          report(
+            `${JSON.stringify({
+              line: item.line,
+              ...(item.feature !== undefined ? { feature: item.feature } : {}),
+              id: typeof item.asset.id === 'string' ? item.asset.id : null,
+              errors,
+            })}\n`,
+          );
+        } else if (bad === 0) yield (r as { row: T }).row;
       }
+      if (bad > 0) throw new InvalidRows();
     }
-    checking.stop();
-    for (const line of pending) process.stdout.write(line);
-    if (bad > 0) {
+    let result: { rows: number; inserted: number; updated: number; method: 'copy' | 'insert' };
+    try {
+      result =
+        kind === 'state'
+          ? await writeObservations(database, o.group, profile.profile, o.dataset!, valid(), {})
+          : kind === 'up'
+            ? await writeUpDataset(database, o.group, profile.profile, o.dataset!, valid(), {})
+            : await upsertAssets(database, o.group, o.profile, valid(), { profile: profile.profile });
+    } catch (e) {
+      if (!(e instanceof InvalidRows)) throw e;
       process.stderr.write(
         `assetql import: ${bad} of ${rows} ${rows === 1 ? 'row is' : 'rows are'} invalid; nothing was written\n`,
       );
       process.exitCode = 1;
       return;
-    }
-    seen.clear();
-
-    // Pass 2: read again and stream the rows into one transaction.
-    const writing = progress('writing', rows, 'rows');
-    async function* valid<T>(): AsyncGenerator<T> {
-      for await (const item of read()) {
-        const r = validate(item);
-        if (!r.ok) throw new ImportFileError(`the file changed while importing (line ${item.line})`);
-        yield r.row as T;
-      }
-    }
-    const options = {
-      onProgress: (n: number) => {
-        writing.update(n);
-        if (n === rows && writing.active && database.engine === 'postgres') {
-          // COPY is done: set-based statements remain, without progress of their own.
-          writing.stop();
-          process.stderr.write('merging into assets...\n');
-        }
-      },
-    };
-    let result: { rows: number; inserted: number; updated: number; method: 'copy' | 'insert' };
-    try {
-      result =
-        kind === 'state'
-          ? await writeObservations(database, o.group, profile.profile, o.dataset!, valid(), options)
-          : kind === 'up'
-            ? await writeUpDataset(database, o.group, profile.profile, o.dataset!, valid(), options)
-            : await upsertAssets(database, o.group, o.profile, valid(), {
-                ...options,
-                profile: profile.profile,
-              });
     } finally {
-      writing.stop();
+      bar.stop();
+      for (const line of pending) process.stdout.write(line);
     }
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(
@@ -207,6 +188,11 @@ async function importFile(
       )}\n`,
     );
   });
+}
+
+/** Some rows are invalid (each reported): the transaction is rolled back. */
+class InvalidRows extends Error {
+  override name = 'InvalidRows';
 }
 
 function check(
