@@ -128,6 +128,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Off in production unless configured (ASSETQL_INTROSPECTION); the explorer needs it.
     ...(introspection ? {} : { disableIntrospection: {} }),
     batching: documentLimits.maxBatch > 0 ? { limit: documentLimits.maxBatch } : false,
+    // Deduplicating identical in-flight subgraph queries never pays here (each request's
+    // signed identity makes its subgraph requests unique) but deep-copies every result.
+    transportEntries: { '*.http': { options: { deduplicateInflightRequests: false } } },
     logging: process.env.ASSETQL_DEBUG_GATEWAY ? 'debug' : false,
     // Errors that are not GraphQL errors (a subgraph unreachable, a bug here) are logged in
     // full and shown as a generic message; the correlation id is added below.
