@@ -6,6 +6,7 @@ import { authBench, authMarkdown } from './auth.ts';
 import { exportsBench, exportsMarkdown } from './exports.ts';
 import { peersChart } from './peers/chart.ts';
 import { peersBench, peersMarkdown } from './peers.ts';
+import { soakBench, soakMarkdown } from './soak.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only auth]`: runs the benchmark scenarios against this
@@ -56,6 +57,16 @@ if (wanted('peers')) {
   writeFileSync(join(dir, `${own}.md`), `${peersMarkdown(r)}\n`);
   if (!r.skipped) writeFileSync(join(dir, `${own}.svg`), peersChart(r));
 }
+// Ten minutes (one with --quick): only when asked for by name, `--only soak`.
+if (values.only?.includes('soak')) {
+  process.stderr.write('bench: soak…\n');
+  const r = await soakBench({ quick });
+  results.soak = r;
+  sections.push(soakMarkdown(r));
+  const own = quick ? 'soak-latest-quick' : 'soak-latest';
+  writeFileSync(join(dir, `${own}.json`), `${JSON.stringify(r, null, 2)}\n`);
+  writeFileSync(join(dir, `${own}.md`), `${soakMarkdown(r)}\n`);
+}
 const stamp = quick ? 'latest-quick' : 'latest';
 // A partial run (`--only`) replaces the results of its scenarios and keeps the others'.
 const latest = join(dir, `${stamp}.json`);
@@ -67,6 +78,7 @@ const markdown: Record<string, (r: never) => string> = {
   auth: authMarkdown,
   assets: assetsMarkdown,
   exports: exportsMarkdown,
+  soak: soakMarkdown,
 };
 writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
 writeFileSync(
