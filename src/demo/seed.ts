@@ -8,8 +8,23 @@ import {
   writeObservationsIn,
   writeUpDatasetIn,
 } from '../subgraphs/assets/datasets/write.ts';
-import { effectiveProfile, type ProfileDocument } from '../subgraphs/assets/profiles/definition.ts';
+import {
+  type EffectiveProfile,
+  effectiveProfile,
+  type ProfileDocument,
+} from '../subgraphs/assets/profiles/definition.ts';
+import { displayNameOf } from '../subgraphs/assets/profiles/display-name.ts';
+import { validateEffective, valueFits } from '../subgraphs/assets/profiles/validate.ts';
 import { createUser } from '../subgraphs/auth/users.ts';
+import {
+  EQUIPMENT_AT,
+  EQUIPMENT_DOCUMENT,
+  type FacilityPlace,
+  generateEquipment,
+  SENSOR_DOCUMENT,
+  type WellPlace,
+} from './equipment.ts';
+import { saveFiltersAndViews } from './views.ts';
 
 /** The demo tenants: user `demo` belongs to both. */
 export const DEMO_GROUPS = ['demo', 'demo-east'] as const;
@@ -79,6 +94,7 @@ const PROFILES: SeedProfile[] = [
           lookupProperty: 'facilityId',
           lookupType: 'PROPERTY',
         },
+        EQUIPMENT_AT('facilityId'),
       ],
     },
   },
@@ -112,9 +128,12 @@ const PROFILES: SeedProfile[] = [
           referenceType: 'PROPERTY',
           lookupType: 'ID',
         },
+        EQUIPMENT_AT('wellId'),
       ],
     },
   },
+  { profile: 'equipment', title: 'Equipment', document: EQUIPMENT_DOCUMENT },
+  { profile: 'sensor', title: 'Sensor', document: SENSOR_DOCUMENT },
 ];
 
 /**
@@ -159,10 +178,56 @@ function rng(seed: number) {
   };
 }
 
+/** The profiles of `group` as the seed stores them, checked the way `profiles apply` checks them. */
+function seedProfiles(group: string): Map<string, EffectiveProfile> {
+  const profiles = new Map(
+    PROFILES.map((p) => [
+      p.profile,
+      effectiveProfile(
+        {
+          user_group: group,
+          profile: p.profile,
+          title: p.title,
+          owner_username: OWNER,
+          definition: seedDocument(p) as unknown as Record<string, unknown>,
+        },
+        [],
+      ),
+    ]),
+  );
+  for (const p of profiles.values()) {
+    const problem = validateEffective(p, (n) => profiles.get(n) ?? null);
+    if (problem) throw new Error(`demo profile ${p.profile}: ${problem.message}`);
+  }
+  return profiles;
+}
+
+/** Refuses a seeded asset its profile would refuse: unknown properties, misfit or missing values. */
+function checkAsset(profile: EffectiveProfile, id: string, properties: Record<string, unknown>) {
+  for (const [name, value] of Object.entries(properties)) {
+    const def = profile.properties.find((d) => d.name === name);
+    if (!def || !valueFits(def, value))
+      throw new Error(`demo ${profile.profile} ${id}: ${name} = ${JSON.stringify(value)} does not fit`);
+  }
+  for (const def of profile.properties)
+    if (def.required && properties[def.name] == null && def.default == null)
+      throw new Error(`demo ${profile.profile} ${id}: ${def.name} is required`);
+}
+
+/** The facility that `demo-east` has of its own, so that tenant isolation shows in its data. */
+const EAST_FACILITY = {
+  id: 'F-300-9',
+  name: 'Estevan east compressor 9',
+  kind: 'compressor',
+  lon: -102.87,
+  lat: 49.21,
+};
+
 /**
  * Loads the demo tenant when the group has no profiles yet: sites, facilities and wells with
- * geometry and relationships, a copy of the sites in `demo-east`, and one open issue.
- * Returns whether anything was written.
+ * geometry and relationships, the equipment at facilities and well pads with their sensors
+ * and a few days of telemetry, saved filters and views, one open issue; in `demo-east` a copy
+ * of one site and a facility of its own with its equipment. Returns whether anything was written.
  */
 export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret'>): Promise<boolean> {
   const existing = await db
@@ -192,6 +257,7 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
 
   const random = rng(42);
   const now = new Date();
+  const profilesOf = new Map(DEMO_GROUPS.map((g) => [g, seedProfiles(g)]));
   await db.transaction().execute(async (trx) => {
     for (const group of DEMO_GROUPS) {
       await trx
@@ -211,14 +277,18 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
     const assets: Insertable<AssetsTable>[] = [];
     const registry: DatasetRow[] = [];
     const operations: DatasetRow[] = [];
+    const facilities: FacilityPlace[] = [];
+    const wells: WellPlace[] = [];
     const add = (
-      group: string,
+      group: (typeof DEMO_GROUPS)[number],
       profile: string,
       id: string,
       properties: Record<string, unknown>,
       lon: number,
       lat: number,
-    ) =>
+    ) => {
+      const p = profilesOf.get(group)!.get(profile)!;
+      checkAsset(p, id, properties);
       assets.push({
         user_group: group,
         profile,
@@ -226,9 +296,10 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
         properties: JSON.stringify(properties),
         observation: null,
         geometry: JSON.stringify({ type: 'Point', coordinates: [round(lon), round(lat)] }),
-        display_name: String(properties.name ?? id),
+        display_name: displayNameOf(p.document, id, properties),
         modified_at: now,
       });
+    };
 
     for (const site of SITES) {
       add('demo', 'site', site.id, { name: site.name, region: site.region }, site.lon, site.lat);
@@ -252,6 +323,7 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
           flon,
           flat,
         );
+        facilities.push({ id: fid, kind: FACILITY_KINDS[(f + site.id.length) % 4]!, lon: flon, lat: flat });
         for (let w = 1; w <= 4; w++) {
           const wid = `W-${fid.slice(2)}-${w}`;
           const status = WELL_STATUS[Math.floor(random() * WELL_STATUS.length)]!;
@@ -269,25 +341,43 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
           };
           registry.push({ id: wid, values, geometry });
           operations.push({ id: wid, values: { status } });
+          wells.push({ id: wid, status, lon: geometry.coordinates[0]!, lat: geometry.coordinates[1]! });
         }
       }
     }
-    await trx.insertInto('assets').values(assets).execute();
+    // Equipment and sensors come from a generator of their own, so that the sites, facilities
+    // and wells above stay what they were before there was equipment.
+    const equipment = generateEquipment(rng(7), facilities, wells, now);
+    for (const a of equipment.assets) add('demo', a.profile, a.id, a.properties, a.lon, a.lat);
+    const { id: eastId, name, kind, lon, lat } = EAST_FACILITY;
+    add('demo-east', 'facility', eastId, { name, kind, siteId: 'S-300', capacity: 1800 }, lon, lat);
+    const east = generateEquipment(rng(300), [EAST_FACILITY], [], now, { days: 1 });
+    for (const a of east.assets) add('demo-east', a.profile, a.id, a.properties, a.lon, a.lat);
+    // One statement per thousand rows keeps every insert well under the bind-parameter limit.
+    for (let i = 0; i < assets.length; i += 1000)
+      await trx
+        .insertInto('assets')
+        .values(assets.slice(i, i + 1000))
+        .execute();
 
     const exec = kyselyExec(trx);
+    await writeObservationsIn(
+      exec,
+      'demo',
+      profilesOf.get('demo')!.get('sensor')!,
+      'telemetry',
+      equipment.telemetry,
+    );
+    await writeObservationsIn(
+      exec,
+      'demo-east',
+      profilesOf.get('demo-east')!.get('sensor')!,
+      'telemetry',
+      east.telemetry,
+    );
     {
       const group = 'demo';
-      const well = PROFILES.find((p) => p.profile === 'well')!;
-      const profile = effectiveProfile(
-        {
-          user_group: group,
-          profile: 'well',
-          title: well.title,
-          owner_username: OWNER,
-          definition: seedDocument(well) as unknown as Record<string, unknown>,
-        },
-        [],
-      );
+      const profile = profilesOf.get(group)!.get('well')!;
       await writeUpDatasetIn(exec, group, profile, 'registry', registry);
       await writeUpDatasetIn(exec, group, profile, 'operations', operations);
       // Two hourly SCADA readings for the first wells; the later one is each well's observation.
@@ -320,6 +410,9 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
       })
       .execute();
   });
+  // Views open transactions of their own, so they follow the data rather than join it.
+  const demo = profilesOf.get('demo')!;
+  await saveFiltersAndViews(db, 'demo', OWNER, (n) => demo.get(n) ?? null);
   return true;
 }
 

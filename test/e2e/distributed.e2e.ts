@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../../src/config/index.ts';
-import { seedDemo } from '../../src/demo/seed.ts';
+import { DEMO_PROFILE_DOCUMENTS, seedDemo } from '../../src/demo/seed.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { REQUEST_ID_HEADER } from '../../src/shared/identity.ts';
 import { SESSION_HEADER } from '../../src/shared/session-policy.ts';
@@ -270,7 +270,9 @@ describe('distributed form (separate processes) and single process', () => {
         } }
       } } }`,
     });
-    expect(data.assetProfiles.all.edges.map((e) => e.node.profile)).toEqual(['facility', 'site', 'well']);
+    expect(data.assetProfiles.all.edges.map((e) => e.node.profile)).toEqual(
+      Object.keys(DEMO_PROFILE_DOCUMENTS).sort(),
+    );
   });
 
   it('page through assets alike', async () => {

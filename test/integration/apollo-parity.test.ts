@@ -9,7 +9,7 @@ import { ApolloServer } from '@apollo/server';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, SUBGRAPH_NAMES, type SubgraphName } from '../../src/config/index.ts';
-import { seedDemo } from '../../src/demo/seed.ts';
+import { DEMO_PROFILE_DOCUMENTS, seedDemo } from '../../src/demo/seed.ts';
 import { type App, createApp, TYPE_DEFS } from '../../src/server/app.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
@@ -182,7 +182,9 @@ describe('our gateway and Apollo Gateway give the same data', () => {
         } }
       } }
     }`);
-    expect(data.assetProfiles.all.edges.map((e) => e.node.profile)).toEqual(['facility', 'site', 'well']);
+    expect(data.assetProfiles.all.edges.map((e) => e.node.profile)).toEqual(
+      Object.keys(DEMO_PROFILE_DOCUMENTS).sort(),
+    );
     expect(data.assetProfiles.all.edges[0]?.node.owner).toEqual({ username: 'demo', group: 'demo' });
   });
 

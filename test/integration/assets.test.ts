@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/demo/seed.ts';
+import { DEMO_PROFILE_DOCUMENTS, seedDemo } from '../../src/demo/seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -9,6 +9,8 @@ let database: TestDatabase;
 let t: TestApp;
 let demo: Record<string, string>;
 let east: Record<string, string>;
+/** Every demo profile, in the order `assetProfiles.all` lists them. */
+const PROFILE_NAMES = Object.keys(DEMO_PROFILE_DOCUMENTS).sort();
 
 beforeAll(async () => {
   database = await freshDatabase({
@@ -51,17 +53,24 @@ describe('asset profiles (§2.1, §2.4)', () => {
       demo,
     );
     const page = first.body.data.assetProfiles.all;
-    expect(page.edges.map((e: any) => e.node.profile)).toEqual(['facility', 'site']);
+    expect(page.edges.map((e: any) => e.node.profile)).toEqual(PROFILE_NAMES.slice(0, 2));
     expect(page.pageInfo.hasNextPage).toBe(true);
-    const rest = await t.graphql<any>(
-      'query($a: String) { assetProfiles { all(first: 2, after: $a) { edges { node { profile } } pageInfo { hasNextPage hasPreviousPage } } } }',
-      { a: page.pageInfo.endCursor },
-      demo,
-    );
-    expect(rest.body.data.assetProfiles.all).toEqual({
-      edges: [{ node: { profile: 'well' } }],
-      pageInfo: { hasNextPage: false, hasPreviousPage: true },
-    });
+    const seen = page.edges.map((e: any) => e.node.profile);
+    let after = page.pageInfo.endCursor;
+    for (;;) {
+      const rest = await t.graphql<any>(
+        'query($a: String) { assetProfiles { all(first: 2, after: $a) { edges { node { profile } } pageInfo { hasNextPage hasPreviousPage endCursor } } } }',
+        { a: after },
+        demo,
+      );
+      const next = rest.body.data.assetProfiles.all;
+      expect(next.pageInfo.hasPreviousPage).toBe(true);
+      seen.push(...next.edges.map((e: any) => e.node.profile));
+      expect(next.pageInfo.hasNextPage).toBe(seen.length < PROFILE_NAMES.length);
+      if (!next.pageInfo.hasNextPage) break;
+      after = next.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(PROFILE_NAMES);
   });
 
   it('shows a profile’s fields', async () => {
@@ -98,19 +107,21 @@ describe('asset profiles (§2.1, §2.4)', () => {
       enumValues: null,
       extension: null,
     });
-    expect(p.relationships).toEqual([
-      {
-        relationship: 'facility',
-        type: 'ONE',
-        profile: 'facility',
-        assetProfile: { profile: 'facility' },
-        referenceProperty: 'facilityId',
-        referenceType: 'PROPERTY',
-        lookupProperty: null,
-        lookupType: 'ID',
-        parameters: null,
-      },
-    ]);
+    expect(p.relationships[0]).toEqual({
+      relationship: 'facility',
+      type: 'ONE',
+      profile: 'facility',
+      assetProfile: { profile: 'facility' },
+      referenceProperty: 'facilityId',
+      referenceType: 'PROPERTY',
+      lookupProperty: null,
+      lookupType: 'ID',
+      parameters: null,
+    });
+    // Relationships added later (the equipment on a well's pad) come after the first one.
+    expect(p.relationships.map((r: any) => r.relationship)).toEqual(
+      DEMO_PROFILE_DOCUMENTS.well!.document.relationships!.map((r) => r.relationship),
+    );
   });
 });
 
@@ -253,11 +264,7 @@ describe('tenant isolation', () => {
       {},
       east,
     );
-    expect(profiles.body.data.assetProfiles.all.edges.map((e: any) => e.node.profile)).toEqual([
-      'facility',
-      'site',
-      'well',
-    ]);
+    expect(profiles.body.data.assetProfiles.all.edges.map((e: any) => e.node.profile)).toEqual(PROFILE_NAMES);
     // demo-east has the same profile names but only its own assets.
     const wells = await t.graphql<any>(
       '{ assets(profile: "well") { all { edges { node { id } } } } }',

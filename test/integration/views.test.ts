@@ -4,9 +4,19 @@ import { startDemoApp, type TestApp } from '../helpers/app.ts';
 let t: TestApp;
 let demo: Record<string, string>;
 let east: Record<string, string>;
+/** The well views the demo tenant comes with, which the tests here leave alone. */
+let seeded: { id: string; version: number }[];
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
 
 beforeAll(async () => {
   ({ app: t, demo, east } = await startDemoApp());
+  const r = await t.graphql<any>(
+    '{ assetProfiles { byId(profile: "well") { viewConfigurations { id version } } } }',
+    {},
+    demo,
+  );
+  seeded = r.body.data.assetProfiles.byId.viewConfigurations;
+  expect(seeded.map((v) => v.id)).not.toContain('field');
 });
 afterAll(() => t.close());
 
@@ -93,7 +103,7 @@ describe('view configurations (§2.5)', () => {
       demo,
     );
     const p = read.body.data.assetProfiles.byId;
-    expect(p.viewConfigurations).toEqual([{ id: 'field', version: 3 }]);
+    expect(p.viewConfigurations).toEqual([...seeded, { id: 'field', version: 3 }].sort(byId));
     expect(p.viewConfiguration.all.map((l: any) => l.mediaType)).toEqual(['WEB', 'MOBILE']);
     expect(p.viewConfiguration.mobile).toEqual([
       { mediaType: 'MOBILE', widgets: [{ id: 'map', layout: { w: 12 } }] },
@@ -171,7 +181,9 @@ describe('view configurations (§2.5)', () => {
       {},
       demo,
     );
-    expect(read.body.data.assetProfiles.byId.viewConfigurations).toEqual([{ id: 'field' }]);
+    expect(read.body.data.assetProfiles.byId.viewConfigurations).toEqual(
+      [...seeded.map(({ id }) => ({ id })), { id: 'field' }].sort(byId),
+    );
   });
 
   it('deletes a view, and keeps views to their group', async () => {

@@ -159,12 +159,13 @@ async function ensureProfiles(database: Database, group: string): Promise<void> 
   await database.db
     .insertInto('asset_profiles')
     .values(
-      DEMO_PROFILES.map((p) => ({
+      // Every demo profile, not only those generated: facilities and wells relate to equipment.
+      Object.entries(DEMO_PROFILE_DOCUMENTS).map(([p, { title, document }]) => ({
         user_group: group,
         profile: p,
-        title: DEMO_PROFILE_DOCUMENTS[p]!.title,
+        title,
         owner_username: 'demo',
-        definition: JSON.stringify(DEMO_PROFILE_DOCUMENTS[p]!.document),
+        definition: JSON.stringify(document),
       })),
     )
     .onConflict((oc) => oc.columns(['user_group', 'profile']).doNothing())
