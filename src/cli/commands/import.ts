@@ -148,7 +148,13 @@ async function importFile(
       }
       if (bad > 0) throw new InvalidRows();
     }
-    let result: { rows: number; inserted: number; updated: number; method: 'copy' | 'insert' };
+    let result: {
+      rows: number;
+      inserted: number;
+      updated: number;
+      unchanged?: number;
+      method: 'copy' | 'insert';
+    };
     try {
       result =
         kind === 'state'
@@ -179,6 +185,7 @@ async function importFile(
           rows: result.rows,
           inserted: result.inserted,
           updated: result.updated,
+          ...(result.unchanged !== undefined ? { unchanged: result.unchanged } : {}),
           method: result.method,
           seconds: round(seconds),
           rowsPerSecond: Math.round(result.rows / Math.max(seconds, 1e-3)),
