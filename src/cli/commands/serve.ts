@@ -19,7 +19,14 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     : options.gateway
       ? { kind: 'gateway' }
       : { kind: 'single' };
+  const before = new Set([...process.listeners('SIGTERM'), ...process.listeners('SIGINT')]);
   const app = await createApp(config, role);
+  // The gateway runtime (Hive, through @whatwg-node/server) disposes itself on SIGTERM and
+  // SIGINT, which aborts operations still running with SHUTTING_DOWN. This process drains
+  // first and disposes after (below), so those handlers are taken off.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    for (const l of process.listeners(signal)) if (!before.has(l)) process.off(signal, l);
+  }
   const { log } = app;
   if (config.ephemeralSecret && role.kind !== 'single') {
     log.warn('ASSETQL_SECRET is not set: this process made its own, so other processes cannot verify it');
