@@ -108,7 +108,7 @@ describe('gateway: sessions', () => {
 
 describe('gateway: caching', () => {
   it('marks GraphQL answers no-store, signed in or not, errors included', async () => {
-    for (const headers of [{}, { 'x-svc-sessionid': demoSession }]) {
+    for (const headers of [{}, { 'x-svc-sessionid': demoSession }] as Record<string, string>[]) {
       for (const query of [SESSION, '{ nope }']) {
         const r = await get('/api/graphql', {
           method: 'POST',
