@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { encodeCursor } from '../src/shared/cursors.ts';
-import { graphql, median, sample, startServer } from './lib.ts';
+import { graphql, median, sample, signedInUser, startServer } from './lib.ts';
 
 export interface AssetsBenchResult {
   engine: string;
@@ -38,16 +38,7 @@ export async function assetsBench(options: { quick: boolean }): Promise<AssetsBe
     const generated = JSON.parse(
       await server.cli(['demo', 'generate', '--assets', String(n), '--group', GROUP]),
     );
-    await server.cli(
-      ['users', 'add', 'bencher', '--group', GROUP, '--password-stdin'],
-      'a bench password here\n',
-    );
-    const signedIn = await graphql(
-      server.url,
-      'mutation { signIn(input: { loginUsername: "bencher", password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
-    );
-    const sessionId = signedIn.headers.get('x-svc-sessionid');
-    if (!sessionId) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
+    const sessionId = await signedInUser(server, GROUP);
 
     // The cursor 90% deep, read once from the store (clients get it by paging).
     const deepId = await nthWellId(server.env, Math.floor(n * 0.9));

@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import ExcelJS from 'exceljs';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { graphql, median, startServer } from './lib.ts';
+import { graphql, median, signedInUser, startServer } from './lib.ts';
 
 export interface ExportsBenchResult {
   engine: string;
@@ -79,16 +79,7 @@ export async function exportsBench(options: { quick: boolean }): Promise<Exports
   try {
     step(`generating ${n} wells`);
     await server.cli(['demo', 'generate', '--assets', String(n), '--group', GROUP]);
-    await server.cli(
-      ['users', 'add', 'bencher', '--group', GROUP, '--password-stdin'],
-      'a bench password here\n',
-    );
-    const signedIn = await graphql(
-      server.url,
-      'mutation { signIn(input: { loginUsername: "bencher", password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
-    );
-    const session = signedIn.headers.get('x-svc-sessionid');
-    if (!session) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
+    const session = await signedInUser(server, GROUP);
     await client.connect();
     const rowsSql = `select id, display_name, ${COLUMNS.map((c) => `properties ->> '${c}'`).join(', ')}
       from assets where user_group = '${GROUP}' and profile = 'well' order by id`;

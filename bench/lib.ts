@@ -114,6 +114,24 @@ export async function graphql(
   return { headers: r.headers, body: (await r.json()) as any };
 }
 
+/**
+ * Adds the benchmark user to `group` with `assetql users add` and signs in as an explorer
+ * client; returns the session ID to send in `x-svc-sessionid`.
+ */
+export async function signedInUser(server: Server, group: string): Promise<string> {
+  await server.cli(
+    ['users', 'add', 'bencher', '--group', group, '--password-stdin'],
+    'a bench password here\n',
+  );
+  const signedIn = await graphql(
+    server.url,
+    'mutation { signIn(input: { loginUsername: "bencher", password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
+  );
+  const sessionId = signedIn.headers.get('x-svc-sessionid');
+  if (!sessionId) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
+  return sessionId;
+}
+
 export interface LoadResult {
   requests: number;
   rps: number;

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { SUBGRAPH_NAMES } from '../src/config/index.ts';
 import { encodeCursor } from '../src/shared/cursors.ts';
 import { hashSessionId } from '../src/shared/session-policy.ts';
-import { graphql, median, sample, startServer } from './lib.ts';
+import { graphql, median, sample, signedInUser, startServer } from './lib.ts';
 import { cpuMs, type Proc, rssSampler, startPinned } from './peers/procs.ts';
 import { peerSchemaSql } from './peers/sql.ts';
 import { StatementCounter } from './peers/statements.ts';
@@ -398,16 +398,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
   try {
     step(`generating ${n} wells`);
     await server.cli(['demo', 'generate', '--assets', String(n), '--group', GROUP]);
-    await server.cli(
-      ['users', 'add', 'bencher', '--group', GROUP, '--password-stdin'],
-      'a bench password here\n',
-    );
-    const signedIn = await graphql(
-      server.url,
-      'mutation { signIn(input: { loginUsername: "bencher", password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
-    );
-    const sessionId = signedIn.headers.get('x-svc-sessionid');
-    if (!sessionId) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
+    const sessionId = await signedInUser(server, GROUP);
     await db.connect();
     const nth = async (profile: string, offset: number) =>
       (
