@@ -2,11 +2,9 @@
  * The distributed form (three `serve --subgraph` processes and a `serve --gateway` process,
  * talking over HTTP) must answer exactly as the single process does, on the same database.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBGRAPH_NAMES, type SubgraphName } from '../../src/config/index.ts';
 import { DEMO_PROFILE_DOCUMENTS, seedDemo } from '../../src/demo/seed.ts';
@@ -17,19 +15,11 @@ import { openDatabase } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { lastOutput, type Served, serve, stop } from '../helpers/processes.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECRET = 'distributed-e2e-secret-0123456789abcdefghij';
-const START_TIMEOUT_MS = 45_000;
 
-interface Child {
-  name: string;
-  process: ChildProcess;
-  /** stdout and stderr as they came, for failure messages (pino logs to stdout). */
-  output: string[];
-}
-
-const children: Child[] = [];
+const children: Served[] = [];
 let database: TestDatabase;
 let dataDir: string | undefined;
 let single: TestApp;
@@ -37,68 +27,14 @@ let gatewayUrl: string;
 let sessionId: string;
 
 /** The last lines every child wrote, to explain a failure. */
-function childOutput(): string {
-  return children
-    .map((c) => {
-      const text = c.output.join('').trim().split('\n').slice(-30).join('\n');
-      return `--- ${c.name} (pid ${c.process.pid}, exit ${c.process.exitCode ?? c.process.signalCode ?? 'running'}):\n${text || '(no output)'}`;
-    })
-    .join('\n');
-}
+const childOutput = () => children.map((c) => lastOutput(c)).join('\n');
 
-/**
- * Starts `node src/cli/bin.ts serve ...args` and resolves with the URL from its "at http://…"
- * line; rejects, with what it wrote, when it exits first or takes too long.
- */
-function serve(name: string, args: string[], env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ['src/cli/bin.ts', 'serve', ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const entry: Child = { name, process: child, output: [] };
-  children.push(entry);
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    const fail = (why: string) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} ${why}\n${entry.output.join('')}`));
-    };
-    const timer = setTimeout(
-      () => fail(`printed no listening line within ${START_TIMEOUT_MS} ms`),
-      START_TIMEOUT_MS,
-    );
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      entry.output.push(chunk);
-      stdout += chunk;
-      const m = stdout.match(/^assetql (?:subgraph \w+ )?at (http:\/\/\S+)/m);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.stderr.on('data', (chunk: string) => entry.output.push(chunk));
-    child.once('error', (e) => fail(`could not start: ${e.message}`));
-    child.once('exit', (code, signal) => fail(`exited (${signal ?? code}) before listening`));
-  });
+/** Starts `assetql serve ...args` as a child and resolves with the URL it listens at. */
+async function serveChild(name: string, args: string[], env: Record<string, string>): Promise<string> {
+  const served = await serve(name, args, env);
+  children.push(served);
+  return served.url;
 }
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** Should the worker die without afterAll, leave no servers behind. */
-const killAll = () => {
-  for (const c of children) if (c.process.exitCode === null) c.process.kill('SIGKILL');
-};
-process.once('exit', killAll);
 
 beforeAll(async () => {
   const env: Record<string, string> = {
@@ -129,12 +65,12 @@ beforeAll(async () => {
   await seedDemo(database.db, single.config);
 
   const urls = await Promise.all(
-    SUBGRAPH_NAMES.map((name) => serve(`subgraph ${name}`, ['--subgraph', name], env)),
+    SUBGRAPH_NAMES.map((name) => serveChild(`subgraph ${name}`, ['--subgraph', name], env)),
   );
   const subgraphEnv = Object.fromEntries(
     SUBGRAPH_NAMES.map((name: SubgraphName, i) => [`ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`, urls[i]!]),
   );
-  gatewayUrl = await serve('gateway', ['--gateway'], { ...env, ...subgraphEnv });
+  gatewayUrl = await serveChild('gateway', ['--gateway'], { ...env, ...subgraphEnv });
   expect(gatewayUrl).toMatch(/\/api\/graphql$/);
 
   // Last, so the session is fresh for both forms (the same logic as sessionFor).
@@ -142,8 +78,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(children.map((c) => stop(c.process)));
-  process.off('exit', killAll);
+  await Promise.all(children.map((c) => stop(c.child)));
   await single?.close();
   await database?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
