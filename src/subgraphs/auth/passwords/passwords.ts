@@ -44,6 +44,16 @@ interface Pending {
   reject: (e: Error) => void;
 }
 let workers: { worker: Worker; busy: boolean }[] | undefined;
+/**
+ * An idle pool is let go after `idleMs` (a worker holds ~40 MB resident: its own V8, the
+ * TypeScript loader, argon2's 19 MiB); the next hash starts it again in a few milliseconds.
+ */
+export const passwordPool = {
+  idleMs: 15_000,
+  /** Worker threads alive now. */
+  size: () => workers?.length ?? 0,
+};
+let idleTimer: NodeJS.Timeout | undefined;
 const pending = new Map<number, Pending>();
 const queue: { job: Omit<Job, 'id'>; p: Pending }[] = [];
 let nextId = 1;
@@ -59,6 +69,7 @@ function pool() {
       worker.unref();
       if (p) m.ok ? p.resolve(m.result) : p.reject(new Error(m.error));
       dispatch();
+      releaseWhenIdle();
     });
     worker.on('error', (e) => {
       for (const p of pending.values()) p.reject(e);
@@ -71,7 +82,20 @@ function pool() {
   return workers;
 }
 
+function releaseWhenIdle() {
+  clearTimeout(idleTimer);
+  if (queue.length > 0 || workers?.some((w) => w.busy)) return;
+  idleTimer = setTimeout(() => {
+    if (queue.length > 0 || !workers || workers.some((w) => w.busy)) return;
+    const idle = workers;
+    workers = undefined;
+    for (const { worker } of idle) void worker.terminate();
+  }, passwordPool.idleMs);
+  idleTimer.unref();
+}
+
 function dispatch() {
+  clearTimeout(idleTimer);
   for (const slot of pool()) {
     if (slot.busy) continue;
     const next = queue.shift();
