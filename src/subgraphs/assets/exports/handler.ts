@@ -31,7 +31,16 @@ export interface ExportHandlerDeps {
   tokens: ExportTokens;
   clock: Clock;
   log: Logger;
+  /**
+   * Exports streaming at once in this process. Each holds a pooled database connection for
+   * its whole download, so without a bound a few slow downloads would starve the API.
+   * @default MAX_CONCURRENT_EXPORTS
+   */
+  maxConcurrent?: number;
 }
+
+/** At most this many exports stream at once per process; more get 503 with Retry-After. */
+export const MAX_CONCURRENT_EXPORTS = 3;
 
 /**
  * Serves `GET /exports/{token}`: the signed token is the only credential (like a pre-signed
@@ -40,6 +49,8 @@ export interface ExportHandlerDeps {
  * export has been checked against the profile as it is now.
  */
 export function createExportHandler(deps: ExportHandlerDeps) {
+  const maxConcurrent = deps.maxConcurrent ?? MAX_CONCURRENT_EXPORTS;
+  let active = 0;
   return async (request: Request): Promise<Response> => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
@@ -81,32 +92,56 @@ export function createExportHandler(deps: ExportHandlerDeps) {
       'x-content-type-options': 'nosniff',
     };
     if (request.method === 'HEAD') return new Response(null, { status: 200, headers });
+    if (active >= maxConcurrent) {
+      const busy = problem(503, 'Exports busy', 'Too many exports are running; try again in a few seconds.');
+      busy.headers.set('retry-after', '10');
+      return busy;
+    }
+    active++;
+    let released = false;
+    const release = () => {
+      if (!released) active--;
+      released = true;
+      clearTimeout(idle);
+    };
     const bytes = exportBytes(deps.database, resolved.value, format);
     const log = deps.log;
-    // A reader that stops reading without going away would hold a database connection;
-    // after IDLE_MS without a read the export is abandoned.
+    // A reader that stops reading (or never starts) without going away would hold a database
+    // connection and a slot; after IDLE_MS without a read the export is abandoned.
     let idle: NodeJS.Timeout | undefined;
+    const abandonLater = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        log.warn('export abandoned: the reader stopped reading');
+        release();
+        controller.error(new Error('export reader idle'));
+        void bytes.return(undefined);
+      }, IDLE_MS);
+      idle.unref();
+    };
     const body = new ReadableStream<Uint8Array>(
       {
+        start(controller) {
+          abandonLater(controller);
+        },
         async pull(controller) {
           clearTimeout(idle);
           try {
             const next = await bytes.next();
-            if (next.done) return controller.close();
+            if (next.done) {
+              release();
+              return controller.close();
+            }
             controller.enqueue(next.value);
-            idle = setTimeout(() => {
-              log.warn('export abandoned: the reader stopped reading');
-              controller.error(new Error('export reader idle'));
-              void bytes.return(undefined);
-            }, IDLE_MS);
-            idle.unref();
+            abandonLater(controller);
           } catch (err) {
+            release();
             log.error({ err }, 'export failed while streaming');
             controller.error(err);
           }
         },
         async cancel() {
-          clearTimeout(idle);
+          release();
           await bytes.return(undefined);
         },
       },
