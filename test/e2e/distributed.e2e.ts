@@ -15,7 +15,7 @@ import { openDatabase } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
-import { lastOutput, type Served, serve, stop } from '../helpers/processes.ts';
+import { lastOutput, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
 
 const SECRET = 'distributed-e2e-secret-0123456789abcdefghij';
 
@@ -37,16 +37,7 @@ async function serveChild(name: string, args: string[], env: Record<string, stri
 }
 
 beforeAll(async () => {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    ASSETQL_SECRET: SECRET,
-    ASSETQL_ENV: 'demo',
-    ASSETQL_DEMO_DATA: 'false',
-    LOG_LEVEL: 'warn',
-    PORT: '0',
-    HOST: '127.0.0.1',
-  };
+  const env: Record<string, string> = serveEnv(SECRET);
   if (process.env.DATABASE_URL) {
     database = await freshDatabase();
     env.DATABASE_URL = database.url!;

@@ -16,6 +16,8 @@ import {
   privateCluster,
   type Served,
   serve,
+  serveEnv,
+  signInDemo,
   stop,
 } from '../helpers/processes.ts';
 
@@ -124,26 +126,13 @@ async function readyz(): Promise<number> {
 describe.runIf(enabled)('PostgreSQL restarted under load (single process, private cluster)', () => {
   beforeAll(async () => {
     cluster = await privateCluster();
-    server = await serve('assetql', [], {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATABASE_URL: cluster.url,
-      ASSETQL_SECRET: SECRET,
-      ASSETQL_ENV: 'demo',
-      ASSETQL_DEMO_DATA: 'true',
-      LOG_LEVEL: 'warn',
-      PORT: '0',
-      HOST: '127.0.0.1',
-    });
+    server = await serve(
+      'assetql',
+      [],
+      serveEnv(SECRET, { DATABASE_URL: cluster.url, ASSETQL_DEMO_DATA: 'true' }),
+    );
     base = server.url.replace(/\/api\/graphql$/, '');
-    const signIn = await fetch(`${base}/api/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        query: `mutation { signIn(input: { loginUsername: "demo", password: "demo", clientApplicationType: EXPLORER }) { errors { type } } }`,
-      }),
-    });
-    sessionId = signIn.headers.get('x-svc-sessionid') ?? '';
+    sessionId = await signInDemo(`${base}/api/graphql`);
     expect(sessionId, lastOutput(server)).not.toBe('');
   }, 90_000);
 

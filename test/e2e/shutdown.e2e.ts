@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
-import { exited, lastOutput, type Served, serve, stop } from '../helpers/processes.ts';
+import { exited, lastOutput, type Served, serve, serveEnv, signInDemo, stop } from '../helpers/processes.ts';
 
 const SECRET = 'shutdown-e2e-secret-0123456789abcdefghijklm';
 const EXIT_MS = 15_000;
@@ -22,16 +22,7 @@ let dataDir: string | undefined;
 let sessionId: string;
 
 beforeAll(async () => {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    ASSETQL_SECRET: SECRET,
-    ASSETQL_ENV: 'demo',
-    ASSETQL_DEMO_DATA: 'true',
-    LOG_LEVEL: 'warn',
-    PORT: '0',
-    HOST: '127.0.0.1',
-  };
+  const env: Record<string, string> = serveEnv(SECRET, { ASSETQL_DEMO_DATA: 'true' });
   if (process.env.DATABASE_URL) {
     database = await freshDatabase();
     env.DATABASE_URL = database.url!;
@@ -41,14 +32,7 @@ beforeAll(async () => {
   }
   server = await serve('assetql', [], env);
   base = new URL(server.url);
-  const signIn = await fetch(server.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      query: `mutation { signIn(input: { loginUsername: "demo", password: "demo", clientApplicationType: EXPLORER }) { errors { type } } }`,
-    }),
-  });
-  sessionId = signIn.headers.get('x-svc-sessionid') ?? '';
+  sessionId = await signInDemo(server.url);
   expect(sessionId, lastOutput(server)).not.toBe('');
 }, 90_000);
 

@@ -13,7 +13,7 @@ import { seedDemo } from '../../src/demo/seed.ts';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { freshDatabase } from '../helpers/database.ts';
-import { exited, lastOutput, type Served, serve, stop } from '../helpers/processes.ts';
+import { exited, lastOutput, type Served, serve, serveEnv, signInDemo, stop } from '../helpers/processes.ts';
 
 const SECRET = 'subgraph-fault-e2e-secret-0123456789abcdef';
 /** A degraded answer must come within this long. */
@@ -31,16 +31,7 @@ let sessionId: string;
 const output = () => [...served.values()].map((s) => lastOutput(s, 15)).join('\n');
 
 beforeAll(async () => {
-  env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    ASSETQL_SECRET: SECRET,
-    ASSETQL_ENV: 'demo',
-    ASSETQL_DEMO_DATA: 'false',
-    LOG_LEVEL: 'warn',
-    PORT: '0',
-    HOST: '127.0.0.1',
-  };
+  env = serveEnv(SECRET);
   if (process.env.DATABASE_URL) {
     const fresh = await freshDatabase();
     database = fresh;
@@ -69,14 +60,7 @@ beforeAll(async () => {
   served.set(g.name, g);
   gateway = g.url;
 
-  const signIn = await fetch(gateway, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      query: `mutation { signIn(input: { loginUsername: "demo", password: "demo", clientApplicationType: EXPLORER }) { errors { type } } }`,
-    }),
-  });
-  sessionId = signIn.headers.get('x-svc-sessionid') ?? '';
+  sessionId = await signInDemo(gateway);
   expect(sessionId, output()).not.toBe('');
 }, 120_000);
 

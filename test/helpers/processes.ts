@@ -74,6 +74,33 @@ export function serve(
   });
 }
 
+/** The environment of an `assetql serve` child: demo settings on a free port, plus `extra`. */
+export function serveEnv(secret: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ASSETQL_SECRET: secret,
+    ASSETQL_ENV: 'demo',
+    ASSETQL_DEMO_DATA: 'false',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...extra,
+  };
+}
+
+/** Signs in as the demo user at `graphqlUrl`; returns the session ID ('' when refused). */
+export async function signInDemo(graphqlUrl: string): Promise<string> {
+  const response = await fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: `mutation { signIn(input: { loginUsername: "demo", password: "demo", clientApplicationType: EXPLORER }) { errors { type } } }`,
+    }),
+  });
+  return response.headers.get('x-svc-sessionid') ?? '';
+}
+
 /** Resolves with the exit code (or signal) once `child` has exited. */
 export function exited(child: ChildProcess): Promise<number | NodeJS.Signals> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
