@@ -53,12 +53,20 @@ interface EmbeddedLock {
  */
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   if ('url' in target) {
-    return fromPool(
-      new pg.Pool({ connectionString: target.url, max: options.maxConnections ?? 10, ...RESILIENCE }),
-      'postgres',
-      false,
-      options,
-    );
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: options.maxConnections ?? 10,
+      ...RESILIENCE,
+    });
+    // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
+    // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
+    // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million
+    // wells. Every statement here is short or a COPY. A SET, not a startup option, so that
+    // connection poolers that refuse unknown startup parameters still connect.
+    pool.on('connect', (client) => {
+      client.query('set jit = off').catch(() => {});
+    });
+    return fromPool(pool, 'postgres', false, options);
   }
   if ('dataDir' in target) {
     const attached = attachToRunning(target.dataDir);
