@@ -130,10 +130,22 @@ describe('assetql serve on SIGTERM', () => {
     const query = JSON.stringify({
       query: `{ assets(profile: "well") { all(first: 50) { edges { node { id displayName properties } } } } session { authenticated } }`,
     });
-    // A connection the busy server had not yet taken a request from when the signal came is
-    // reset (Node closes idle connections on close): that query was never in flight, and the
-    // client sees the reset, never a wrong answer. At least half must be taken in time.
-    const concurrent = Array.from({ length: 16 }, () =>
+    // Half of them hold back the end of their body, so the server has taken each (its headers
+    // are parsed, the request has begun) when the signal comes: these are in flight for sure
+    // and must all be answered. The other half are sent whole; one the busy server had not yet
+    // read when the signal came is reset (Node closes idle connections on close): that query
+    // was never in flight, and the client sees the reset, never a wrong answer.
+    const held: Array<() => void> = [];
+    const inFlight = Array.from({ length: 8 }, () =>
+      raw('POST', base.pathname, { body: query, headers: graphqlHeaders() }, (write, end) => {
+        write(query.slice(0, 20));
+        held.push(() => {
+          write(query.slice(20));
+          end();
+        });
+      }),
+    );
+    const whole = Array.from({ length: 8 }, () =>
       raw('POST', base.pathname, { body: query, headers: graphqlHeaders() }).catch(
         (e: NodeJS.ErrnoException): Raw => {
           if (e.code !== 'ECONNRESET') throw e;
@@ -168,7 +180,13 @@ describe('assetql serve on SIGTERM', () => {
 
     await new Promise((r) => setTimeout(r, 1_000));
     finishBody!();
-    const [mutation, download, ...queries] = await Promise.all([halfSent, slowDownload, ...concurrent]);
+    for (const finish of held) finish();
+    const [mutation, download, ...queries] = await Promise.all([
+      halfSent,
+      slowDownload,
+      ...inFlight,
+      ...whole,
+    ]);
     const settledMs = performance.now() - signalled;
 
     expect(mutation.status, `${mutation.body}\n${lastOutput(server)}`).toBe(200);
@@ -184,6 +202,8 @@ describe('assetql serve on SIGTERM', () => {
     expect(lines.length).toBeGreaterThan(10);
 
     const answered = queries.filter((q) => q.status !== 0);
+    // Every held query was in flight; of the whole ones, those taken in time.
+    expect(queries.slice(0, 8).every((q) => q.status !== 0)).toBe(true);
     expect(answered.length).toBeGreaterThanOrEqual(8);
     for (const q of answered) {
       expect(q.status).toBe(200);
