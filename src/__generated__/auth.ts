@@ -45,6 +45,12 @@ export type AuthChallengeName =
   | 'SMS_MFA'
   | 'SOFTWARE_TOKEN_MFA';
 
+export type AuthChangePasswordInput = {
+  currentPassword: Scalars['String']['input'];
+  /** Must pass the password policy (docs/auth.md §9). */
+  newPassword: Scalars['String']['input'];
+};
+
 export type AuthConfig = {
   __typename?: 'AuthConfig';
   loginEnabled: Scalars['Boolean']['output'];
@@ -103,7 +109,7 @@ export type AuthErrorType =
   | 'LOGIN_DISABLED'
   /** Unknown user or wrong password; the two are never told apart. */
   | 'NOT_AUTHORIZED'
-  /** No such API key or device. */
+  /** No such API key, device or session. */
   | 'NOT_FOUND'
   /** No challenge of that name is pending for this session. */
   | 'NO_PENDING_CHALLENGE'
@@ -167,6 +173,11 @@ export type AuthSignInInput = {
   password: Scalars['String']['input'];
 };
 
+export type AuthSignOutSessionInput = {
+  /** A `sessionRef` from `User.sessions`. */
+  sessionRef: Scalars['ID']['input'];
+};
+
 export type AuthSoftwareToken = {
   __typename?: 'AuthSoftwareToken';
   /** An `otpauth://totp/...` URI for QR codes. */
@@ -180,6 +191,32 @@ export type AuthSoftwareTokenResult = {
   correlationId: Scalars['String']['output'];
   errors: Array<AuthError>;
   softwareToken: Maybe<AuthSoftwareToken>;
+};
+
+/** One of a user's signed-in sessions, as `User.sessions` lists it (assetql addition). */
+export type AuthUserSession = {
+  __typename?: 'AuthUserSession';
+  clientApplicationType: ClientApplicationType;
+  createdAt: Scalars['DateTime']['output'];
+  /** True for the session that asks. */
+  current: Scalars['Boolean']['output'];
+  deviceKey: Maybe<Scalars['String']['output']>;
+  deviceName: Maybe<Scalars['String']['output']>;
+  /** The soft (idle) expiry, accurate to about a minute. */
+  expiresAt: Scalars['DateTime']['output'];
+  expiresAtHard: Scalars['DateTime']['output'];
+  /** The client address at sign-in. */
+  ipAddress: Maybe<Scalars['String']['output']>;
+  lastAuthenticatedAt: Maybe<Scalars['DateTime']['output']>;
+  /** The last request, accurate to about a minute. */
+  lastSeenAt: Scalars['DateTime']['output'];
+  /**
+   * An opaque reference for signOutSession. It is not the session ID and cannot be presented as
+   * one; it stays the same when the session's ID is rotated.
+   */
+  sessionRef: Scalars['ID']['output'];
+  /** The group the session acts in. */
+  userGroup: Maybe<Scalars['String']['output']>;
 };
 
 /**
@@ -222,6 +259,11 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** During an MFA_SETUP challenge: a new TOTP secret for an authenticator app (assetql addition). */
   associateSoftwareToken: AuthSoftwareTokenResult;
+  /**
+   * Changes the caller's password: needs the current one, issues this session a new ID and ends
+   * the user's other sessions (API keys stay) (assetql addition).
+   */
+  changePassword: AuthSessionResult;
   confirmSignIn: AuthSessionResult;
   createAPIKey: AuthApiKeyResult;
   federatedSignIn: AuthSessionResult;
@@ -234,6 +276,16 @@ export type Mutation = {
   setSessionUserGroup: AuthSessionResult;
   signIn: AuthSessionResult;
   signOut: AuthSessionResult;
+  /**
+   * Ends one of the caller's sessions, named by `User.sessions.sessionRef`; ending another session
+   * than the caller's needs a password entered within 15 minutes (assetql addition).
+   */
+  signOutSession: AuthSessionResult;
+};
+
+
+export type MutationChangePasswordArgs = {
+  input: AuthChangePasswordInput;
 };
 
 
@@ -284,6 +336,11 @@ export type MutationSetSessionUserGroupArgs = {
 
 export type MutationSignInArgs = {
   input: AuthSignInInput;
+};
+
+
+export type MutationSignOutSessionArgs = {
+  input: AuthSignOutSessionInput;
 };
 
 export type Query = {
@@ -343,6 +400,8 @@ export type User = {
   /** The login username. */
   id: Scalars['ID']['output'];
   phone: Maybe<Scalars['String']['output']>;
+  /** The user's signed-in sessions, newest first; not API keys or pending challenges (assetql addition). */
+  sessions: Array<AuthUserSession>;
   username: Scalars['String']['output'];
 };
 
@@ -451,6 +510,7 @@ export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   AuthAPIKeyResult: ResolverTypeWrapper<AuthApiKeyResult>;
   AuthChallengeName: AuthChallengeName;
+  AuthChangePasswordInput: AuthChangePasswordInput;
   AuthConfig: ResolverTypeWrapper<AuthConfig>;
   AuthConfirmSignInInput: AuthConfirmSignInInput;
   AuthCreateAPIKeyInput: AuthCreateApiKeyInput;
@@ -466,8 +526,10 @@ export type ResolversTypes = ResolversObject<{
   AuthSessionResult: ResolverTypeWrapper<AuthSessionResult>;
   AuthSetSessionUserGroupInput: AuthSetSessionUserGroupInput;
   AuthSignInInput: AuthSignInInput;
+  AuthSignOutSessionInput: AuthSignOutSessionInput;
   AuthSoftwareToken: ResolverTypeWrapper<AuthSoftwareToken>;
   AuthSoftwareTokenResult: ResolverTypeWrapper<AuthSoftwareTokenResult>;
+  AuthUserSession: ResolverTypeWrapper<AuthUserSession>;
   ClientApplicationType: ClientApplicationType;
   Config: ResolverTypeWrapper<Config>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
@@ -488,6 +550,7 @@ export type ResolversParentTypes = ResolversObject<{
   String: Scalars['String']['output'];
   Boolean: Scalars['Boolean']['output'];
   AuthAPIKeyResult: AuthApiKeyResult;
+  AuthChangePasswordInput: AuthChangePasswordInput;
   AuthConfig: AuthConfig;
   AuthConfirmSignInInput: AuthConfirmSignInInput;
   AuthCreateAPIKeyInput: AuthCreateApiKeyInput;
@@ -502,8 +565,10 @@ export type ResolversParentTypes = ResolversObject<{
   AuthSessionResult: AuthSessionResult;
   AuthSetSessionUserGroupInput: AuthSetSessionUserGroupInput;
   AuthSignInInput: AuthSignInInput;
+  AuthSignOutSessionInput: AuthSignOutSessionInput;
   AuthSoftwareToken: AuthSoftwareToken;
   AuthSoftwareTokenResult: AuthSoftwareTokenResult;
+  AuthUserSession: AuthUserSession;
   Config: Config;
   DateTime: Scalars['DateTime']['output'];
   Device: Device;
@@ -574,6 +639,21 @@ export type AuthSoftwareTokenResultResolvers<ContextType = AuthContext, ParentTy
   softwareToken?: Resolver<Maybe<ResolversTypes['AuthSoftwareToken']>, ParentType, ContextType>;
 }>;
 
+export type AuthUserSessionResolvers<ContextType = AuthContext, ParentType extends ResolversParentTypes['AuthUserSession'] = ResolversParentTypes['AuthUserSession']> = ResolversObject<{
+  clientApplicationType?: Resolver<ResolversTypes['ClientApplicationType'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  current?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  deviceKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  deviceName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  expiresAtHard?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  ipAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastAuthenticatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastSeenAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  sessionRef?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  userGroup?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
 export type ConfigResolvers<ContextType = AuthContext, ParentType extends ResolversParentTypes['Config'] = ResolversParentTypes['Config']> = ResolversObject<{
   auth?: Resolver<ResolversTypes['AuthConfig'], ParentType, ContextType>;
 }>;
@@ -604,6 +684,7 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 
 export type MutationResolvers<ContextType = AuthContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   associateSoftwareToken?: Resolver<ResolversTypes['AuthSoftwareTokenResult'], ParentType, ContextType>;
+  changePassword?: Resolver<ResolversTypes['AuthSessionResult'], ParentType, ContextType, RequireFields<MutationChangePasswordArgs, 'input'>>;
   confirmSignIn?: Resolver<ResolversTypes['AuthSessionResult'], ParentType, ContextType, RequireFields<MutationConfirmSignInArgs, 'input'>>;
   createAPIKey?: Resolver<ResolversTypes['AuthAPIKeyResult'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   federatedSignIn?: Resolver<ResolversTypes['AuthSessionResult'], ParentType, ContextType, RequireFields<MutationFederatedSignInArgs, 'input'>>;
@@ -615,6 +696,7 @@ export type MutationResolvers<ContextType = AuthContext, ParentType extends Reso
   setSessionUserGroup?: Resolver<ResolversTypes['AuthSessionResult'], ParentType, ContextType, RequireFields<MutationSetSessionUserGroupArgs, 'input'>>;
   signIn?: Resolver<ResolversTypes['AuthSessionResult'], ParentType, ContextType, RequireFields<MutationSignInArgs, 'input'>>;
   signOut?: Resolver<ResolversTypes['AuthSessionResult'], ParentType, ContextType>;
+  signOutSession?: Resolver<ResolversTypes['AuthSessionResult'], ParentType, ContextType, RequireFields<MutationSignOutSessionArgs, 'input'>>;
 }>;
 
 export type QueryResolvers<ContextType = AuthContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
@@ -646,6 +728,7 @@ export type UserResolvers<ContextType = AuthContext, ParentType extends Resolver
   groups?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sessions?: Resolver<Array<ResolversTypes['AuthUserSession']>, ParentType, ContextType>;
   username?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
@@ -659,6 +742,7 @@ export type Resolvers<ContextType = AuthContext> = ResolversObject<{
   AuthSessionResult?: AuthSessionResultResolvers<ContextType>;
   AuthSoftwareToken?: AuthSoftwareTokenResolvers<ContextType>;
   AuthSoftwareTokenResult?: AuthSoftwareTokenResultResolvers<ContextType>;
+  AuthUserSession?: AuthUserSessionResolvers<ContextType>;
   Config?: ConfigResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Device?: DeviceResolvers<ContextType>;

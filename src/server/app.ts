@@ -13,10 +13,7 @@ import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.
 import { stsCredentialsProvider } from '../subgraphs/auth/credentials/sts.ts';
 import { authTypeDefs, createAuthSubgraph } from '../subgraphs/auth/index.ts';
 import { type AuthLimits, DEFAULT_LIMITS } from '../subgraphs/auth/limits.ts';
-import { outboxMessenger } from '../subgraphs/auth/messaging/messenger.ts';
-import { routingMessenger } from '../subgraphs/auth/messaging/routing.ts';
-import { smsMessenger, twilioSmsSender } from '../subgraphs/auth/messaging/sms-http.ts';
-import { smtpMessenger } from '../subgraphs/auth/messaging/smtp.ts';
+import { configuredMessenger } from '../subgraphs/auth/messaging/configured.ts';
 import { createIssuesSubgraph, issuesTypeDefs } from '../subgraphs/issues/index.ts';
 
 /** What one process serves: everything, one subgraph, or the gateway alone. */
@@ -73,10 +70,9 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   const closers: (() => void | Promise<void>)[] = [];
 
   const makeMessenger = () => {
-    const smtp = config.smtpUrl ? smtpMessenger({ url: config.smtpUrl, from: config.mailFrom }) : undefined;
-    if (smtp) closers.push(() => smtp.close());
-    const sms = config.twilio ? smsMessenger(twilioSmsSender(config.twilio)) : undefined;
-    return routingMessenger({ email: smtp, sms, fallback: outboxMessenger(database.db) });
+    const messenger = configuredMessenger(config, database.db);
+    closers.push(() => messenger.close());
+    return messenger;
   };
 
   const makeCredentials = () => {

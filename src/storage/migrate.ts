@@ -12,6 +12,7 @@ import * as assetDownloads from './migrations/20261122T1100_asset_downloads.ts';
 import * as assetDatasets from './migrations/20261122T1200_asset_datasets.ts';
 import * as assetSearchIndex from './migrations/20261122T1300_asset_search_index.ts';
 import * as assetGeometryIndex from './migrations/20261122T1400_asset_geometry_index.ts';
+import * as sessionRefs from './migrations/20261122T1500_session_refs.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '20261122T1200_asset_datasets': assetDatasets,
   '20261122T1300_asset_search_index': assetSearchIndex,
   '20261122T1400_asset_geometry_index': assetGeometryIndex,
+  '20261122T1500_session_refs': sessionRefs,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -71,6 +71,10 @@ export interface SessionsTable {
   api_key_id: string | null;
   challenge_attempts: Generated<number>;
   challenge_state: Json<Record<string, unknown> | null> | null;
+  /** A random reference shown to the session's user (a UUID); never the ID or its hash. */
+  public_id: Generated<string>;
+  /** The client address at sign-in. */
+  ip_address: string | null;
 }
 
 export interface UsersTable {

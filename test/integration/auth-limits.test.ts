@@ -53,6 +53,35 @@ describe('per-address limits', () => {
     expect(elsewhere.body.data.signIn.session).toEqual({ authenticated: true });
   });
 
+  it('count changePassword against the sign-in limit of the address, right or wrong', async () => {
+    const session = { 'x-svc-sessionid': await a.sessionFor('ann', 'acme') };
+    const change = (app: TestApp, current: string) =>
+      app.graphql<any>(
+        `mutation($c: String!) { changePassword(input: { currentPassword: $c, newPassword: "ann's new passphrase" }) {
+          errors { type } session { authenticated } } }`,
+        { c: current },
+        { ...session, ...from('203.0.113.11') },
+      );
+    const first = await a.graphql<any>(SIGN_IN, { p: 'guess one' }, from('203.0.113.11'));
+    expect(first.body.data.signIn.errors[0].type).toBe('NOT_AUTHORIZED');
+    expect(
+      (await b.graphql<any>(SIGN_IN, { p: 'guess two' }, from('203.0.113.11'))).body.data.signIn.errors[0]
+        .type,
+    ).toBe('NOT_AUTHORIZED');
+    expect((await change(a, 'guess three')).body.data.changePassword.errors).toEqual([
+      { type: 'NOT_AUTHORIZED' },
+    ]);
+    const blocked = await change(b, 'correct horse battery');
+    expect(blocked.body.data.changePassword).toEqual({ errors: [{ type: 'LIMIT_EXCEEDED' }], session: null });
+    const elsewhere = await a.graphql<any>(
+      `mutation { changePassword(input: { currentPassword: "correct horse battery", newPassword: "ann's new passphrase" }) {
+        errors { type } session { authenticated } } }`,
+      {},
+      { ...session, ...from('203.0.113.12') },
+    );
+    expect(elsewhere.body.data.changePassword).toEqual({ errors: [], session: { authenticated: true } });
+  });
+
   it('limit password-reset requests per address', async () => {
     const ask = (app: TestApp) =>
       app.graphql<any>(

@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
-import { createUser, disableUser } from '../../src/subgraphs/auth/users.ts';
+import { hashSessionId } from '../../src/shared/session-policy.ts';
+import { outboxMessenger } from '../../src/subgraphs/auth/messaging/messenger.ts';
+import { createUser, disableUser, resetMfa } from '../../src/subgraphs/auth/users.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -634,6 +636,408 @@ describe('hardening', () => {
     expect(r.body.data.forgotPasswordSubmit).toEqual({
       errors: [],
       session: { authenticated: false, challengeName: 'SOFTWARE_TOKEN_MFA' },
+    });
+  });
+});
+
+const CHANGE_PASSWORD = `mutation($c: String!, $n: String!) {
+  changePassword(input: { currentPassword: $c, newPassword: $n }) {
+    correlationId errors { message type } session { ${SESSION_FIELDS} }
+  }
+}`;
+
+async function changePassword(id: string | null, current: string, next: string) {
+  const r = await t.graphql<{ changePassword: Result }>(CHANGE_PASSWORD, { c: current, n: next }, as(id));
+  return { result: r.body.data!.changePassword, id: r.headers.get('x-svc-sessionid'), headers: r.headers };
+}
+
+async function createKey(id: string | null, apiKeyId: string, group = 'acme'): Promise<string> {
+  const r = await t.graphql<any>(
+    'mutation($k: ID!, $g: String!) { createAPIKey(input: { apiKeyId: $k, userGroup: $g }) { errors { type } apiKey { apiKeySessionId } } }',
+    { k: apiKeyId, g: group },
+    as(id),
+  );
+  expect(r.body.data.createAPIKey.errors).toEqual([]);
+  return r.body.data.createAPIKey.apiKey.apiKeySessionId;
+}
+
+async function eventsOf(username: string, event: string) {
+  return t.database.db
+    .selectFrom('auth_events')
+    .select(['event', 'detail'])
+    .where('username', '=', username)
+    .where('event', '=', event)
+    .orderBy('id')
+    .execute();
+}
+
+describe('password change (ASVS 2.1.5, 2.1.6, 3.3.3)', () => {
+  it('changes the password given the current one, under a new session ID, and ends the user’s other sessions but not its API keys', async () => {
+    await addUser('cora');
+    const laptop = await signIn('cora', 'correct horse battery');
+    const phone = await signIn('cora', 'correct horse battery', 'MOBILE_IOS');
+    const key = await createKey(laptop.id, 'cora-etl');
+    t.clock.advance(60 * 60 * 1000);
+
+    const changed = await changePassword(laptop.id, 'correct horse battery', 'a brand new passphrase');
+    expect(changed.result.errors).toEqual([]);
+    expect(changed.result.session).toMatchObject({
+      username: 'cora',
+      authenticated: true,
+      userGroup: 'acme',
+    });
+    // The password was just entered: the session counts as freshly authenticated.
+    expect(Date.parse(changed.result.session!.lastAuthenticatedAt)).toBe(t.clock.now().getTime());
+    expect(changed.id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(changed.id).not.toBe(laptop.id);
+    expect(changed.headers.get('set-cookie')).toMatch(new RegExp(`^svc_sessionid=${changed.id};`));
+    expect((await sessionOf(laptop.id)).authenticated).toBe(false);
+
+    t.clock.advance(5000); // past the gateway's cache
+    expect((await sessionOf(phone.id)).authenticated).toBe(false);
+    expect((await sessionOf(changed.id)).authenticated).toBe(true);
+    expect((await sessionOf(key)).authenticated).toBe(true);
+    expect((await signIn('cora', 'correct horse battery')).result.errors[0]!.type).toBe('NOT_AUTHORIZED');
+    expect((await signIn('cora', 'a brand new passphrase')).result.session?.authenticated).toBe(true);
+    expect((await eventsOf('cora', 'password_changed')).map((e) => e.detail)).toEqual([
+      { via: 'changePassword', sessionsEnded: 1 },
+    ]);
+  });
+
+  it('refuses a wrong current password and a new password the policy refuses, changing nothing', async () => {
+    await addUser('cody');
+    const { id } = await signIn('cody', 'correct horse battery');
+    const wrong = await changePassword(id, 'not my password', 'a brand new passphrase');
+    expect(wrong.result).toMatchObject({
+      session: null,
+      errors: [{ type: 'NOT_AUTHORIZED', message: 'The current password is wrong.' }],
+    });
+    expect(wrong.id).toBeNull();
+    // The same errors as NEW_PASSWORD_REQUIRED and reset give.
+    for (const [next, message] of [
+      ['short', 'The password must have at least 8 characters.'],
+      ['password1', 'That password is too common; choose another.'],
+    ] as const) {
+      const weak = await changePassword(id, 'correct horse battery', next);
+      expect(weak.result).toEqual({
+        correlationId: expect.any(String),
+        session: null,
+        errors: [{ type: 'INVALID_PASSWORD', message }],
+      });
+      expect(weak.id).toBeNull();
+    }
+    expect((await sessionOf(id)).authenticated).toBe(true);
+    expect((await signIn('cody', 'correct horse battery')).result.session?.authenticated).toBe(true);
+    expect(await eventsOf('cody', 'password_change_failed')).toHaveLength(1);
+    expect(await eventsOf('cody', 'password_changed')).toEqual([]);
+  });
+
+  it('is refused with UNAUTHENTICATED to API keys, pending challenges and anonymous callers', async () => {
+    const { totp } = await addUser('cal', { mfa: 'totp' });
+    expect(totp).toBeDefined();
+    const challenge = await signIn('cal', 'correct horse battery');
+    expect(challenge.result.session!.challengeName).toBe('SOFTWARE_TOKEN_MFA');
+    const session = await t.sessionFor('cal', 'acme');
+    const key = await createKey(session, 'cal-key');
+    for (const caller of [key, challenge.id, null]) {
+      const r = await changePassword(caller, 'correct horse battery', 'a brand new passphrase');
+      expect(r.result).toMatchObject({ session: null, errors: [{ type: 'UNAUTHENTICATED' }] });
+      expect(r.id).toBeNull();
+    }
+    expect((await signIn('cal', 'correct horse battery')).result.errors).toEqual([]);
+    expect((await sessionOf(key)).authenticated).toBe(true);
+  });
+
+  it('counts wrong current passwords in the account backoff that sign-in uses', async () => {
+    await addUser('bea');
+    let { id } = await signIn('bea', 'correct horse battery');
+    for (let i = 0; i < 6; i++) {
+      const r = await changePassword(id, `wrong guess ${i}`, 'a brand new passphrase');
+      expect(r.result.errors[0]!.type).toBe('NOT_AUTHORIZED');
+    }
+    const locked = await changePassword(id, 'correct horse battery', 'a brand new passphrase');
+    expect(locked.result.errors[0]!.type).toBe('LIMIT_EXCEEDED');
+    expect((await signIn('bea', 'correct horse battery')).result.errors[0]!.type).toBe('LIMIT_EXCEEDED');
+    t.clock.advance(5000);
+    const ok = await changePassword(id, 'correct horse battery', 'a brand new passphrase');
+    expect(ok.result.errors).toEqual([]);
+    id = ok.id;
+    // Success clears the count, as a reset does.
+    const row = await t.database.db
+      .selectFrom('users')
+      .select(['failed_attempts', 'locked_until'])
+      .where('username', '=', 'bea')
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ failed_attempts: 0, locked_until: null });
+    expect((await sessionOf(id)).authenticated).toBe(true);
+  });
+});
+
+const SESSIONS = `query($u: ID!) { user(id: $u) { sessions {
+  sessionRef clientApplicationType userGroup deviceKey deviceName ipAddress createdAt lastSeenAt
+  lastAuthenticatedAt expiresAt expiresAtHard current } } }`;
+const SIGN_OUT_SESSION = `mutation($r: ID!) { signOutSession(input: { sessionRef: $r }) {
+  correlationId errors { message type } session { authenticated username } } }`;
+
+async function sessionsOf(username: string, id: string | null) {
+  const r = await t.graphql<any>(SESSIONS, { u: username }, as(id));
+  expect(r.body.errors).toBeUndefined();
+  const user = r.body.data.user as { sessions: Record<string, any>[] } | null;
+  return user === null ? null : user.sessions;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('sessions of a user (ASVS 3.3.4)', () => {
+  it('lists the user’s signed-in sessions, newest first, under a reference that cannot be presented as a session', async () => {
+    await addUser('sue', { groups: ['acme', 'beta'] });
+    const start = t.clock.now().getTime();
+    const laptop = await signIn('sue', 'correct horse battery');
+    t.clock.advance(60_000);
+    const phone = await signIn('sue', 'correct horse battery', 'MOBILE_IOS');
+    const key = await createKey(phone.id, 'sue-key');
+    await addUser('sue-mfa-peer', { mfa: 'totp' }); // someone else's pending challenge is not listed
+    await signIn('sue-mfa-peer', 'correct horse battery');
+
+    const listed = await sessionsOf('sue', laptop.id);
+    expect(listed).toEqual([
+      {
+        sessionRef: expect.stringMatching(UUID),
+        clientApplicationType: 'MOBILE_IOS',
+        userGroup: 'acme',
+        deviceKey: phone.result.session!.deviceKey,
+        deviceName: null,
+        ipAddress: null, // in-process requests have no address
+        createdAt: new Date(start + 60_000).toISOString(),
+        lastSeenAt: new Date(start + 60_000).toISOString(),
+        lastAuthenticatedAt: new Date(start + 60_000).toISOString(),
+        expiresAt: new Date(start + 60_000 + 60 * DAY).toISOString(),
+        expiresAtHard: new Date(start + 60_000 + 365 * DAY).toISOString(),
+        current: false,
+      },
+      {
+        sessionRef: expect.stringMatching(UUID),
+        clientApplicationType: 'EXPLORER',
+        userGroup: 'acme',
+        deviceKey: laptop.result.session!.deviceKey,
+        deviceName: null,
+        ipAddress: null,
+        createdAt: new Date(start).toISOString(),
+        // This very request, a minute after sign-in, slid the idle expiry.
+        lastSeenAt: new Date(start + 60_000).toISOString(),
+        lastAuthenticatedAt: new Date(start).toISOString(),
+        expiresAt: new Date(start + 60_000 + 7 * DAY).toISOString(),
+        expiresAtHard: new Date(start + 30 * DAY).toISOString(),
+        current: true,
+      },
+    ]);
+    // The reference is neither a session ID nor its hash, and presenting it gets nothing.
+    const refs = listed!.map((s) => s.sessionRef as string);
+    for (const id of [laptop.id!, phone.id!, key]) {
+      for (const form of [id, hashSessionId(id).toString('hex'), hashSessionId(id).toString('base64url')])
+        expect(refs.some((r) => form.includes(r.replaceAll('-', '')) || r === form)).toBe(false);
+    }
+    for (const ref of refs) expect((await sessionOf(ref)).authenticated).toBe(false);
+
+    // Rotation keeps the reference: a group switch gives a new ID to the same session.
+    const switched = await t.graphql<any>(
+      'mutation { setSessionUserGroup(input: { userGroup: "beta" }) { errors { type } } }',
+      {},
+      as(laptop.id),
+    );
+    const rotated = switched.headers.get('x-svc-sessionid');
+    const after = await sessionsOf('sue', rotated);
+    expect(after!.map((s) => [s.sessionRef, s.userGroup, s.current])).toEqual([
+      [refs[0], 'acme', false],
+      [refs[1], 'beta', true],
+    ]);
+    // Only the user sees them (an API key of the user too, as for devices); an ended session is gone.
+    expect(await sessionsOf('sue', await t.sessionFor('demo', 'demo'))).toBeNull();
+    expect((await sessionsOf('sue', key))!.map((s) => s.current)).toEqual([false, false]);
+    await t.graphql('mutation { signOut { errors { type } } }', {}, as(phone.id));
+    expect((await sessionsOf('sue', rotated))!.map((s) => s.sessionRef)).toEqual([refs[1]]);
+  });
+
+  it('ends one of the caller’s sessions by reference after a recent password; another user’s, an API key’s or an unknown reference is NOT_FOUND and ends nothing', async () => {
+    await addUser('sid');
+    await addUser('sal');
+    const one = await signIn('sid', 'correct horse battery');
+    const two = await signIn('sid', 'correct horse battery', 'MOBILE_ANDROID');
+    const key = await createKey(one.id, 'sid-key');
+    const hers = await signIn('sal', 'correct horse battery');
+    const [twoRef] = (await sessionsOf('sid', one.id))!.filter((s) => !s.current).map((s) => s.sessionRef);
+    const [salRef] = (await sessionsOf('sal', hers.id))!.map((s) => s.sessionRef);
+    const keyRef = (
+      await t.database.db
+        .selectFrom('sessions')
+        .select('public_id')
+        .where('username', '=', 'sid')
+        .where('kind', '=', 'api_key')
+        .executeTakeFirstOrThrow()
+    ).public_id;
+
+    const end = (ref: string, id: string | null) =>
+      t.graphql<{ signOutSession: Result }>(SIGN_OUT_SESSION, { r: ref }, as(id));
+    for (const ref of [salRef, keyRef, '00000000-0000-4000-8000-000000000000', 'not-a-reference']) {
+      const r = await end(ref, one.id);
+      expect(r.body.data!.signOutSession).toMatchObject({
+        session: null,
+        errors: [{ type: 'NOT_FOUND', message: 'You have no session with that reference.' }],
+      });
+    }
+    // An API key may not end its user's sessions.
+    expect((await end(twoRef, key)).body.data!.signOutSession.errors[0]!.type).toBe('UNAUTHENTICATED');
+    t.clock.advance(5000);
+    for (const id of [one.id, two.id, key, hers.id]) expect((await sessionOf(id)).authenticated).toBe(true);
+
+    // Ending another session needs a password entered within 15 minutes (ASVS 3.3.4).
+    t.clock.advance(16 * 60 * 1000);
+    const stale = await end(twoRef, one.id);
+    expect(stale.body.data!.signOutSession).toMatchObject({
+      session: null,
+      errors: [{ type: 'REAUTHENTICATION_REQUIRED' }],
+    });
+    const re = await t.graphql<any>(
+      'mutation { reauthenticate(input: { password: "correct horse battery" }) { errors { type } } }',
+      {},
+      as(one.id),
+    );
+    const oneNow = re.headers.get('x-svc-sessionid');
+    expect((await sessionOf(two.id)).authenticated).toBe(true);
+
+    const ended = await end(twoRef, oneNow);
+    expect(ended.body.data!.signOutSession).toMatchObject({
+      errors: [],
+      session: { authenticated: true, username: 'sid' },
+    });
+    expect(ended.headers.get('set-cookie')).toBeNull();
+    t.clock.advance(5000);
+    expect((await sessionOf(two.id)).authenticated).toBe(false);
+    expect((await sessionOf(oneNow)).authenticated).toBe(true);
+    expect((await sessionOf(key)).authenticated).toBe(true);
+    expect((await end(twoRef, oneNow)).body.data!.signOutSession.errors[0]!.type).toBe('NOT_FOUND');
+
+    // Its own session needs no recent password (signOut needs none): signed out at once, cookie cleared.
+    t.clock.advance(16 * 60 * 1000);
+    const [oneRef] = (await sessionsOf('sid', oneNow))!.map((s) => s.sessionRef);
+    const self = await end(oneRef, oneNow);
+    expect(self.body.data!.signOutSession).toMatchObject({ errors: [], session: { authenticated: false } });
+    expect(self.headers.get('set-cookie')).toMatch(/^svc_sessionid=;.*Max-Age=0/i);
+    expect((await sessionOf(oneNow)).authenticated).toBe(false);
+    expect((await eventsOf('sid', 'session_signed_out')).map((e) => e.detail)).toEqual([
+      { sessionRef: twoRef, current: false },
+      { sessionRef: oneRef, current: true },
+    ]);
+  });
+});
+
+/** The messages to `to` in the outbox once there are `count` (notices go out after the reply). */
+async function outboxFor(to: string, count: number) {
+  for (let i = 0; i < 100; i++) {
+    const rows = await t.database.db
+      .selectFrom('outbox')
+      .select(['channel', 'subject', 'body'])
+      .where('recipient', '=', to)
+      .orderBy('id')
+      .execute();
+    if (rows.length >= count) return rows;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`fewer than ${count} messages to ${to}`);
+}
+
+describe('security notices (ASVS 2.2.3, 2.5.5)', () => {
+  it('tells the user by email after a password change, a reset, an MFA setup or removal and a new API key, with no code or key in it', async () => {
+    await addUser('nia', { email: 'nia@example.com', requireMfa: true });
+    // MFA_SETUP completes: the first notice.
+    const first = await signIn('nia', 'correct horse battery');
+    const assoc = await t.graphql<any>(
+      'mutation { associateSoftwareToken { softwareToken { secret } } }',
+      {},
+      as(first.id),
+    );
+    const secret: string = assoc.body.data.associateSoftwareToken.softwareToken.secret;
+    const setUp = await t.graphql<{ confirmSignIn: Result }>(
+      CONFIRM,
+      { code: oathtool(secret, t.clock.now()), t: 'MFA_SETUP' },
+      as(first.id),
+    );
+    const id = setUp.headers.get('x-svc-sessionid');
+    expect(setUp.body.data!.confirmSignIn.session?.authenticated).toBe(true);
+    const key = await createKey(id, 'nia-key');
+    const changed = await changePassword(id, 'correct horse battery', 'nia’s new passphrase');
+    expect(changed.result.errors).toEqual([]);
+    await t.graphql('mutation { forgotPassword(input: { loginUsername: "nia" }) { errors { type } } }');
+    const resetMail = (await outboxFor('nia@example.com', 4)).find(
+      (m) => m.subject === 'Reset your assetql password',
+    );
+    const code = /(\d{6})/.exec(resetMail!.body)![1]!;
+    const reset = await t.graphql<any>(
+      `mutation($c: String!) { forgotPasswordSubmit(input: { loginUsername: "nia", confirmationCode: $c, password: "nia’s third passphrase" }) { errors { type } } }`,
+      { c: code },
+    );
+    expect(reset.body.data.forgotPasswordSubmit.errors).toEqual([]);
+    // An administrator removes the MFA (what `assetql users reset-mfa --require-mfa` does).
+    const removed = await resetMfa(t.database.db, 'nia', true, {
+      messenger: outboxMessenger(t.database.db),
+      at: t.clock.now(),
+    });
+    expect(removed).toEqual({ notified: true });
+
+    const mail = await outboxFor('nia@example.com', 6);
+    const notices = new Map(
+      mail.filter((m) => m.subject !== 'Reset your assetql password').map((m) => [m.subject, m]),
+    );
+    expect(mail.every((m) => m.channel === 'email')).toBe(true);
+    expect([...notices.keys()].sort()).toEqual([
+      'A new API key was created for your assetql account',
+      'Two-step verification was removed from your assetql account',
+      'Two-step verification was set up for your assetql account',
+      'Your assetql password was changed',
+      'Your assetql password was reset',
+    ]);
+    const at = t.clock.now().toISOString();
+    expect(notices.get('Your assetql password was changed')!.body).toBe(
+      [
+        `The password of your assetql account nia was changed on ${at}.`,
+        'Your other sessions were signed out; API keys still work.',
+        'If you did not do this, reset your password now (Forgot password) and tell your administrator.',
+      ].join('\n'),
+    );
+    expect(notices.get('A new API key was created for your assetql account')!.body).toContain(
+      'API key "nia-key" for group acme was created for your assetql account nia',
+    );
+    expect(notices.get('Two-step verification was removed from your assetql account')!.body).toContain(
+      'You will be asked to set it up again at your next sign-in.',
+    );
+    for (const m of notices.values()) {
+      expect(m.body).not.toMatch(/\d{6}/);
+      for (const s of [
+        secret,
+        key,
+        code,
+        'correct horse battery',
+        'nia’s new passphrase',
+        'nia’s third passphrase',
+      ])
+        expect(m.body).not.toContain(s);
+    }
+  });
+
+  it('tells a user without an email address by text message, and NEW_PASSWORD_REQUIRED counts as a change', async () => {
+    await addUser('pia', { phone: '+15550001111', requireNewPassword: true });
+    const first = await signIn('pia', 'correct horse battery');
+    const done = await t.graphql<{ confirmSignIn: Result }>(
+      CONFIRM,
+      { code: 'pia picks a passphrase', t: 'NEW_PASSWORD_REQUIRED' },
+      as(first.id),
+    );
+    expect(done.body.data!.confirmSignIn.session?.authenticated).toBe(true);
+    const [sms] = await outboxFor('+15550001111', 1);
+    expect(sms).toEqual({
+      channel: 'sms',
+      subject: null,
+      body: `The password of your assetql account pia was changed on ${t.clock.now().toISOString()}.`,
     });
   });
 });

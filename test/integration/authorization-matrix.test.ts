@@ -151,6 +151,16 @@ const EXPECTED: Record<string, Record<Caller, Outcome>> = {
     otherTenant: 'error:NO_PENDING_CHALLENGE',
     apiKey: 'error:NO_PENDING_CHALLENGE',
   }),
+  // Another tenant's user has no password here; an API key may not change its user's password.
+  'Mutation.changePassword': asAnonymous('error:UNAUTHENTICATED', {
+    otherTenant: 'error:NOT_AUTHORIZED',
+    apiKey: 'error:UNAUTHENTICATED',
+  }),
+  // A reference that is not one of the caller's sessions ends nothing.
+  'Mutation.signOutSession': asAnonymous('error:UNAUTHENTICATED', {
+    otherTenant: 'error:NOT_FOUND',
+    apiKey: 'error:UNAUTHENTICATED',
+  }),
   // Mutations of the issues subgraph.
   'Mutation.createIssue': asAnonymous('error:UNAUTHENTICATED', { otherTenant: 'ok', apiKey: 'ok' }),
 };
@@ -165,6 +175,10 @@ const VALUES: Record<string, unknown> = {
   targetProfile: 'facility',
   loginUsername: 'demo',
   password: 'not-the-password',
+  currentPassword: 'not-the-password',
+  newPassword: 'a passphrase of the matrix',
+  // Well formed, and no session's.
+  sessionRef: '00000000-0000-4000-8000-000000000000',
   code: '000000',
   confirmationCode: '000000',
   cognitoIdToken: 'not-a-jwt',

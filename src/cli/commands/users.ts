@@ -1,19 +1,22 @@
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
-import { loadConfig, withDemoSecret } from '../../config/index.ts';
+import { type Config, loadConfig, withDemoSecret } from '../../config/index.ts';
 import { databaseTarget } from '../../server/app.ts';
 import { type Database, openDatabase } from '../../storage/database.ts';
 import { migrateToLatest } from '../../storage/migrate.ts';
+import { configuredMessenger } from '../../subgraphs/auth/messaging/configured.ts';
 import { createUser, disableUser, listUsers, resetMfa } from '../../subgraphs/auth/users.ts';
 
 /** Opens the configured database (attaching to a running server's embedded one) for one command. */
-export async function withDatabase<T>(fn: (database: Database, secret: string) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  fn: (database: Database, secret: string, config: Config) => Promise<T>,
+): Promise<T> {
   const config = withDemoSecret(loadConfig());
   if (config.ephemeralSecret && config.env !== 'demo') throw new Error('ASSETQL_SECRET is required');
   const database = await openDatabase(databaseTarget(config));
   try {
     await migrateToLatest(database.db);
-    return await fn(database, config.secret);
+    return await fn(database, config.secret, config);
   } finally {
     await database.close();
   }
@@ -80,8 +83,17 @@ export function usersCommands(cli: Command): void {
     .description("remove a user's MFA (with --require-mfa, they set it up again at the next sign-in)")
     .option('--require-mfa')
     .action(async (username: string, o) => {
-      await withDatabase((d) => resetMfa(d.db, username, Boolean(o.requireMfa)));
-      print({ username, mfa: null, mfaRequired: Boolean(o.requireMfa) });
+      // The user hears of it by the server's mail or SMS settings (the outbox without them).
+      const result = await withDatabase(async (d, _secret, config) => {
+        const messenger = configuredMessenger(config, d.db);
+        try {
+          return await resetMfa(d.db, username, Boolean(o.requireMfa), { messenger });
+        } finally {
+          messenger.close();
+        }
+      });
+      if (result.noticeError) process.stderr.write(`the user could not be told: ${result.noticeError}\n`);
+      print({ username, mfa: null, mfaRequired: Boolean(o.requireMfa), notified: result.notified });
     });
 }
 

@@ -9,6 +9,7 @@ import { hashSessionId, lifetimeOf, newSessionId } from '../../shared/session-po
 import type { Tables } from '../../storage/tables.ts';
 import { type OidcVerifier, TokenError } from './federated/oidc.ts';
 import type { Messenger } from './messaging/messenger.ts';
+import { type SecurityNotice, sendNotice } from './messaging/notices.ts';
 import { newTotpSecret, otpauthUri, totpStep } from './mfa/totp.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords/passwords.ts';
 import { seal, unseal } from './passwords/sealed.ts';
@@ -25,6 +26,8 @@ export const RECENT_AUTH_MS = 15 * 60 * 1000;
 /** Password-reset codes: 6 digits, valid 15 minutes, 5 tries, single use. */
 export const RESET_CODE_LIFETIME_MS = 15 * 60 * 1000;
 export const RESET_CODE_MAX_ATTEMPTS = 5;
+/** The shape of `sessions.public_id`; anything else names no session and is not looked up. */
+const SESSION_REF = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Consecutive wrong passwords allowed before the account backs off (then 1 s, 2 s, 4 s… up to 15 min). */
 export const FREE_FAILURES = 5;
 export const MAX_BACKOFF_MS = 15 * 60 * 1000;
@@ -236,6 +239,7 @@ export class AuthService {
         last_authenticated_at: now,
         last_seen_at: now,
         device_key: deviceKey,
+        ip_address: ip,
       })
       .execute();
     await this.#event(username, 'sign_in', ip, { clientType, deviceKey }, trx);
@@ -346,6 +350,7 @@ export class AuthService {
           .where('username', '=', user.username)
           .execute();
         await this.#event(user.username, 'mfa_setup', identity.clientIp ?? null);
+        this.#notify(user.username, { kind: 'mfa_setup' }, identity.clientIp ?? null);
         break;
       }
       case 'NEW_PASSWORD_REQUIRED': {
@@ -363,6 +368,11 @@ export class AuthService {
         await this.#event(user.username, 'password_changed', identity.clientIp ?? null, {
           via: 'NEW_PASSWORD_REQUIRED',
         });
+        this.#notify(
+          user.username,
+          { kind: 'password_changed', otherSessionsEnded: false },
+          identity.clientIp ?? null,
+        );
         // With the password set, an MFA challenge may still follow.
         await this.#db.deleteFrom('sessions').where('id_hash', '=', hash).execute();
         const refreshed = (await this.#findUser(user.username))!;
@@ -555,10 +565,15 @@ export class AuthService {
     return { ok: true, value: issued };
   }
 
-  /** Replaces a session by one with a new ID (and the given changes), atomically. */
+  /**
+   * Replaces a session by one with a new ID (and the given changes), atomically. `alongside`
+   * runs in the same transaction once the old row is gone and before the new one exists, and
+   * only when the old session was still there.
+   */
   async #rotate(
     oldHashHex: string,
     changes: { user_group?: string; last_authenticated_at?: Date },
+    alongside?: (trx: Trx, username: string) => Promise<void>,
   ): Promise<IssuedSession | null> {
     const oldHash = Buffer.from(oldHashHex, 'hex');
     const id = newSessionId();
@@ -570,6 +585,7 @@ export class AuthService {
         .returningAll()
         .executeTakeFirst();
       if (!old) return null;
+      await alongside?.(trx, old.username);
       await trx
         .insertInto('sessions')
         .values({
@@ -583,6 +599,53 @@ export class AuthService {
       const maxAge = Math.max(0, (old.expires_at_hard.getTime() - this.#clock.now().getTime()) / 1000);
       return { id, hash, maxAgeSeconds: maxAge };
     });
+  }
+
+  /**
+   * A signed-in user changes their password (ASVS 2.1.5 / 2.1.6). The current password is
+   * checked like a sign-in's (the same account backoff; the resolver applies the sign-in limit
+   * per address), the new one against the policy. On success the password is stored, this
+   * session gets a new ID (and counts as just authenticated), and every other session and
+   * pending challenge of the user ends, as after a reset (ASVS 3.3.3); API keys stay.
+   */
+  async changePassword(
+    identity: Identity,
+    currentPassword: string,
+    newPassword: string,
+  ): Promise<Outcome<IssuedSession>> {
+    if (identity.kind !== 'session' || !identity.username || !identity.sessionHash) {
+      return fail('UNAUTHENTICATED', 'Sign in (not with an API key) to change your password.');
+    }
+    const ip = identity.clientIp ?? null;
+    const now = this.#clock.now();
+    const user = await this.#findUser(identity.username);
+    if (user?.locked_until && user.locked_until > now) {
+      await this.#event(user.username, 'password_change_throttled', ip);
+      return fail('LIMIT_EXCEEDED', 'Too many failed attempts; try again later.');
+    }
+    if (!user || !(await verifyPassword(user.password_hash, currentPassword))) {
+      if (user) await this.#recordFailure(user, now);
+      await this.#event(identity.username, 'password_change_failed', ip);
+      return fail('NOT_AUTHORIZED', 'The current password is wrong.');
+    }
+    const problem = passwordProblem(newPassword, user.username);
+    if (problem) return fail('INVALID_PASSWORD', problem);
+    const newHash = await hashPassword(newPassword);
+    let ended = 0;
+    const issued = await this.#rotate(identity.sessionHash, { last_authenticated_at: now }, async (trx) => {
+      // This session's old row is already gone: what remains are the others.
+      ended = await this.#replacePassword(trx, user.username, newHash, now);
+      await this.#event(
+        user.username,
+        'password_changed',
+        ip,
+        { via: 'changePassword', sessionsEnded: ended },
+        trx,
+      );
+    });
+    if (!issued) return fail('UNAUTHENTICATED', 'The session ended.');
+    this.#notify(user.username, { kind: 'password_changed', otherSessionsEnded: true }, ip);
+    return { ok: true, value: issued };
   }
 
   /** True when the session's password was entered within RECENT_AUTH_MS. */
@@ -650,6 +713,7 @@ export class AuthService {
       throw e;
     }
     await this.#event(username, 'api_key_created', identity.clientIp ?? null, { apiKeyId, group });
+    this.#notify(username, { kind: 'api_key_created', apiKeyId, group }, identity.clientIp ?? null);
     return {
       ok: true,
       value: {
@@ -714,6 +778,105 @@ export class AuthService {
     });
     await this.#event(username, 'api_key_revoked', identity.clientIp ?? null, { apiKeyId });
     return { ok: true, value: key };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Sessions of a user (ASVS 3.3.4)
+
+  /**
+   * The user's live signed-in sessions, newest first: not API keys, not pending challenges,
+   * not sessions the gateway would refuse (expired, or in a group the user has left).
+   * `current` marks the session whose hash is `currentHash`; the hash itself stays here.
+   */
+  async sessionsOf(username: string, currentHash: string | null): Promise<UserSessionView[]> {
+    const now = this.#clock.now();
+    const rows = await this.#db
+      .selectFrom('sessions as s')
+      .leftJoin('devices as d', (j) =>
+        j.onRef('d.username', '=', 's.username').onRef('d.device_key', '=', 's.device_key'),
+      )
+      .select([
+        's.id_hash',
+        's.public_id',
+        's.client_type',
+        's.user_group',
+        's.device_key',
+        'd.name as device_name',
+        's.ip_address',
+        's.created_at',
+        's.last_seen_at',
+        's.last_authenticated_at',
+        's.expires_at',
+        's.expires_at_hard',
+      ])
+      .where('s.username', '=', username)
+      .where('s.kind', '=', 'session')
+      .where('s.expires_at', '>', now)
+      .where('s.expires_at_hard', '>', now)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('user_groups as g')
+            .select('g.user_group')
+            .whereRef('g.username', '=', 's.username')
+            .whereRef('g.user_group', '=', 's.user_group'),
+        ),
+      )
+      .orderBy('s.created_at', 'desc')
+      .orderBy('s.public_id')
+      .execute();
+    return rows.map((r) => ({
+      sessionRef: r.public_id,
+      clientType: r.client_type,
+      userGroup: r.user_group,
+      deviceKey: r.device_key,
+      deviceName: r.device_name,
+      ipAddress: r.ip_address,
+      createdAt: r.created_at,
+      lastSeenAt: r.last_seen_at,
+      lastAuthenticatedAt: r.last_authenticated_at,
+      expiresAt: r.expires_at,
+      expiresAtHard: r.expires_at_hard,
+      current: currentHash !== null && r.id_hash.toString('hex') === currentHash,
+    }));
+  }
+
+  /**
+   * Ends one of the caller's signed-in sessions, named by its reference. A reference that is
+   * not one of the caller's sessions (another user's, an API key's, unknown) is NOT_FOUND and
+   * ends nothing. Ending another session needs a password entered within RECENT_AUTH_MS, as
+   * forgetting devices does (ASVS 3.3.4: "having re-entered login credentials"); ending the
+   * calling session itself does not, since signOut does that without one. Signed-in sessions
+   * only: an API key may not end its user's sessions.
+   */
+  async signOutSession(identity: Identity, sessionRef: string): Promise<Outcome<{ endedCurrent: boolean }>> {
+    if (identity.kind !== 'session' || !identity.username || !identity.sessionHash) {
+      return fail('UNAUTHENTICATED', 'Sign in (not with an API key) to end sessions.');
+    }
+    const notFound = fail('NOT_FOUND', 'You have no session with that reference.');
+    if (!SESSION_REF.test(sessionRef)) return notFound;
+    const ref = sessionRef.toLowerCase();
+    const target = await this.#db
+      .selectFrom('sessions')
+      .select('id_hash')
+      .where('username', '=', identity.username)
+      .where('kind', '=', 'session')
+      .where('public_id', '=', ref)
+      .executeTakeFirst();
+    if (!target) return notFound;
+    const endedCurrent = target.id_hash.toString('hex') === identity.sessionHash;
+    if (!endedCurrent && !(await this.#recentlyAuthenticated(identity))) {
+      return fail('REAUTHENTICATION_REQUIRED', 'Confirm your password with reauthenticate first.');
+    }
+    const ended = await this.#db
+      .deleteFrom('sessions')
+      .where('id_hash', '=', target.id_hash)
+      .executeTakeFirst();
+    if (ended.numDeletedRows === 0n) return notFound;
+    await this.#event(identity.username, 'session_signed_out', identity.clientIp ?? null, {
+      sessionRef: ref,
+      current: endedCurrent,
+    });
+    return { ok: true, value: { endedCurrent } };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -849,27 +1012,12 @@ export class AuthService {
         return invalid;
       }
       await trx.deleteFrom('password_resets').where('username', '=', user.username).execute();
-      await trx
-        .updateTable('users')
-        .set({
-          password_hash: newHash,
-          password_changed_at: now,
-          require_new_password: false,
-          failed_attempts: 0,
-          locked_until: null,
-        })
-        .where('username', '=', user.username)
-        .execute();
-      // A new password ends every other way in: sessions and pending challenges (API keys stay).
-      await trx
-        .deleteFrom('sessions')
-        .where('username', '=', user.username)
-        .where('kind', '!=', 'api_key')
-        .execute();
+      await this.#replacePassword(trx, user.username, newHash, now);
       await this.#event(user.username, 'password_reset', ip, undefined, trx);
       return { ok: true, value: null };
     });
     if (!reset.ok) return reset;
+    this.#notify(user.username, { kind: 'password_reset' }, ip);
     if (user.disabled) return fail('USER_DISABLED', 'This user is disabled.');
     if (!opts.signIn) return { ok: true, value: null };
     // The new password stands in for the old one only: MFA still applies, as at any sign-in.
@@ -925,8 +1073,52 @@ export class AuthService {
       .execute();
   }
 
+  /**
+   * Tells the user about a change to how they sign in (ASVS 2.2.3), after the reply and off
+   * the request's path. Sending can fail (a mail server down, a mailbox refused): the change
+   * stands, and the failure is logged.
+   */
+  #notify(username: string, notice: SecurityNotice, ip: string | null): void {
+    const at = this.#clock.now();
+    const work = async () => {
+      const contact = await this.#db
+        .selectFrom('users')
+        .select(['email', 'phone'])
+        .where('username', '=', username)
+        .executeTakeFirst();
+      if (contact) await sendNotice(this.#messenger, contact, notice, { username, at, ip });
+    };
+    work().catch((err) =>
+      this.#log.error({ err, username, notice: notice.kind }, 'security notice could not be sent'),
+    );
+  }
+
   #codeHash(code: string): string {
     return createHmac('sha256', this.#codeKey).update(code).digest('base64url');
+  }
+
+  /**
+   * Stores a new password hash and ends every way in but API keys: the user's sessions and
+   * pending challenges (a new password is a privilege change). Returns how many were ended.
+   */
+  async #replacePassword(trx: Db, username: string, hash: string, now: Date): Promise<number> {
+    await trx
+      .updateTable('users')
+      .set({
+        password_hash: hash,
+        password_changed_at: now,
+        require_new_password: false,
+        failed_attempts: 0,
+        locked_until: null,
+      })
+      .where('username', '=', username)
+      .execute();
+    const ended = await trx
+      .deleteFrom('sessions')
+      .where('username', '=', username)
+      .where('kind', '!=', 'api_key')
+      .executeTakeFirst();
+    return Number(ended.numDeletedRows);
   }
 
   async #event(
@@ -941,6 +1133,21 @@ export class AuthService {
       .values({ username, event, ip, detail: detail ? JSON.stringify(detail) : null, at: this.#clock.now() })
       .execute();
   }
+}
+
+export interface UserSessionView {
+  sessionRef: string;
+  clientType: string;
+  userGroup: string | null;
+  deviceKey: string | null;
+  deviceName: string | null;
+  ipAddress: string | null;
+  createdAt: Date;
+  lastSeenAt: Date;
+  lastAuthenticatedAt: Date | null;
+  expiresAt: Date;
+  expiresAtHard: Date;
+  current: boolean;
 }
 
 export interface ApiKeyView {

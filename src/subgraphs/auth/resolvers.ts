@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import type { AuthErrorType, Resolvers, Session } from '../../__generated__/auth.ts';
+import type { AuthErrorType, ClientApplicationType, Resolvers, Session } from '../../__generated__/auth.ts';
 import { unauthenticated } from '../../shared/errors.ts';
 import { SESSION_CHANGE_HEADER } from '../../shared/session-policy.ts';
 import type { ApiKeyView, IssuedSession, Outcome } from './auth.service.ts';
@@ -44,6 +44,22 @@ async function limited(ctx: AuthContext, action: LimitedAction): Promise<Errors 
   return wait > 0
     ? [{ type: 'LIMIT_EXCEEDED', message: `Too many attempts from this address; try again in ${wait} s.` }]
     : null;
+}
+
+/** After ending some of the user's sessions: the caller's session, or signed out when it was one of them. */
+async function endedSessionsResult(ctx: AuthContext, outcome: Outcome<{ endedCurrent: boolean }>) {
+  if (!outcome.ok) {
+    return {
+      session: null,
+      correlationId: ctx.requestId,
+      errors: [{ message: outcome.message, type: outcome.type }] as Errors,
+    };
+  }
+  if (outcome.value.endedCurrent) {
+    endSession(ctx);
+    return { session: SIGNED_OUT, correlationId: ctx.requestId, errors: [] as Errors };
+  }
+  return { session: await loadSessionView(ctx), correlationId: ctx.requestId, errors: [] as Errors };
 }
 
 function loginDisabled(ctx: AuthContext) {
@@ -133,21 +149,19 @@ export const resolvers: Resolvers = {
       if (errors) return { session: null, correlationId: ctx.requestId, errors };
       return sessionResult(ctx, await ctx.auth.reauthenticate(ctx.identity, input.password));
     },
-    forgetDevices: async (_root, { input }, ctx) => {
-      const outcome = await ctx.auth.forgetDevices(ctx.identity, input.deviceKeys);
-      if (!outcome.ok) {
-        return {
-          session: null,
-          correlationId: ctx.requestId,
-          errors: [{ message: outcome.message, type: outcome.type }],
-        };
-      }
-      if (outcome.value.endedCurrent) {
-        endSession(ctx);
-        return { session: SIGNED_OUT, correlationId: ctx.requestId, errors: [] };
-      }
-      return { session: await loadSessionView(ctx), correlationId: ctx.requestId, errors: [] };
+    changePassword: async (_root, { input }, ctx) => {
+      // A wrong current password is a guess like a wrong sign-in: the same limit per address.
+      const errors = await limited(ctx, 'signIn');
+      if (errors) return { session: null, correlationId: ctx.requestId, errors };
+      return sessionResult(
+        ctx,
+        await ctx.auth.changePassword(ctx.identity, input.currentPassword, input.newPassword),
+      );
     },
+    forgetDevices: async (_root, { input }, ctx) =>
+      endedSessionsResult(ctx, await ctx.auth.forgetDevices(ctx.identity, input.deviceKeys)),
+    signOutSession: async (_root, { input }, ctx) =>
+      endedSessionsResult(ctx, await ctx.auth.signOutSession(ctx.identity, input.sessionRef)),
     forgotPassword: async (_root, { input }, ctx) => {
       const errors = await limited(ctx, 'forgotPassword');
       if (errors) return { correlationId: ctx.requestId, errors };
@@ -230,6 +244,11 @@ export const resolvers: Resolvers = {
         lastIpAddress: d.last_ip_address,
       })),
     apiKeys: async (u, _args, ctx) => (await ctx.auth.listAPIKeys(u.id)).map((k) => apiKeyOut(k, null)),
+    sessions: async (u, _args, ctx) =>
+      (await ctx.auth.sessionsOf(u.id, ctx.identity.sessionHash)).map(({ clientType, ...s }) => ({
+        ...s,
+        clientApplicationType: clientType as ClientApplicationType,
+      })),
   },
   EntityOwner: {
     __resolveReference: (ref) => ref,

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { deriveKey } from '../../shared/secrets.ts';
 import type { Tables } from '../../storage/tables.ts';
+import type { Messenger } from './messaging/messenger.ts';
+import { sendNotice } from './messaging/notices.ts';
 import { newTotpSecret, otpauthUri } from './mfa/totp.ts';
 import { hashPassword, passwordProblem } from './passwords/passwords.ts';
 import { seal } from './passwords/sealed.ts';
@@ -119,12 +121,34 @@ export async function disableUser(db: Kysely<Tables>, username: string): Promise
   });
 }
 
-/** Removes the user's MFA; with `requireMfa` they must set it up again at the next sign-in. */
-export async function resetMfa(db: Kysely<Tables>, username: string, requireMfa = false): Promise<void> {
-  const r = await db
+/**
+ * Removes the user's MFA; with `requireMfa` they must set it up again at the next sign-in.
+ * With a messenger, the user is told (ASVS 2.2.3). The MFA is removed whether or not the
+ * notice goes out: `notified` says whether it did, `noticeError` why not.
+ */
+export async function resetMfa(
+  db: Kysely<Tables>,
+  username: string,
+  requireMfa = false,
+  options: { messenger?: Messenger; at?: Date } = {},
+): Promise<{ notified: boolean; noticeError?: string }> {
+  const user = await db
     .updateTable('users')
     .set({ mfa: null, totp_secret: null, totp_last_step: 0, mfa_required: requireMfa })
     .where('username', '=', username)
+    .returning(['username', 'email', 'phone'])
     .executeTakeFirst();
-  if (r.numUpdatedRows === 0n) throw new UserError(`no user ${username}`);
+  if (!user) throw new UserError(`no user ${username}`);
+  if (!options.messenger) return { notified: false };
+  try {
+    const notified = await sendNotice(
+      options.messenger,
+      user,
+      { kind: 'mfa_removed', setUpAgain: requireMfa },
+      { username: user.username, at: options.at ?? new Date(), ip: null },
+    );
+    return { notified };
+  } catch (e) {
+    return { notified: false, noticeError: e instanceof Error ? e.message : String(e) };
+  }
 }

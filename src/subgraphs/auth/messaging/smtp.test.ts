@@ -2,9 +2,8 @@
  * smtpMessenger against a real SMTP peer (smtp-server on 127.0.0.1, plain text, no STARTTLS):
  * what arrives in the envelope and the message, and how refusals surface.
  */
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ReceivedMail, type SmtpPeer, startSmtpPeer } from '../../../../test/helpers/smtp.ts';
 import type { Message, Messenger } from './messenger.ts';
 import { routingMessenger } from './routing.ts';
 import { type SmtpMessenger, smtpMessenger } from './smtp.ts';
@@ -13,16 +12,9 @@ const USER = 'mailer';
 const PASS = 'smtp-secret-Pa55word';
 const FROM = 'no-reply@assetql.test';
 
-interface Received {
-  from: string | false;
-  to: string[];
-  raw: string;
-  user: unknown;
-}
-
-let server: SMTPServer;
+let peer: SmtpPeer;
 let port: number;
-let received: Received[];
+let received: ReceivedMail[];
 const messengers: SmtpMessenger[] = [];
 
 function messenger(url = `smtp://${USER}:${PASS}@127.0.0.1:${port}`, from = FROM): SmtpMessenger {
@@ -32,48 +24,18 @@ function messenger(url = `smtp://${USER}:${PASS}@127.0.0.1:${port}`, from = FROM
 }
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    secure: false,
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    allowInsecureAuth: true,
-    logger: false,
-    closeTimeout: 1_000,
-    onAuth(auth, _session, callback) {
-      if (auth.username === USER && auth.password === PASS) callback(null, { user: auth.username });
-      else callback(new Error('Invalid username or password'));
-    },
-    onRcptTo(address, _session, callback) {
-      if (address.address.endsWith('@blocked.test')) {
-        const err = Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 });
-        callback(err);
-      } else callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : false,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-          user: session.user,
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.server.address() as AddressInfo).port;
+  peer = await startSmtpPeer({ user: USER, pass: PASS });
+  port = peer.port;
 });
 
 afterAll(async () => {
   for (const m of messengers) m.close();
-  await new Promise<void>((resolve) => server.close(resolve));
+  await peer.close();
 });
 
 beforeEach(() => {
-  received = [];
+  peer.received.length = 0;
+  received = peer.received;
 });
 
 describe('smtpMessenger', () => {
@@ -151,26 +113,18 @@ describe('smtpMessenger', () => {
   });
 
   it('refuses sms messages and recipients that are not a single address, without connecting', async () => {
-    let connections = 0;
-    const onConnect = () => connections++;
-    server.server.on('connection', onConnect);
-    try {
-      const m = messenger();
-      await expect(m.send({ channel: 'sms', to: '+15555550100', body: 'code' })).rejects.toThrow(
-        /email only/,
-      );
-      for (const to of [
-        'a@example.test, b@example.test',
-        'Eve <eve@example.test>',
-        'x@example.test\r\nBcc: y@z',
-      ]) {
-        await expect(m.send({ channel: 'email', to, subject: 's', body: 'b' })).rejects.toThrow(/single/);
-      }
-      expect(connections).toBe(0);
-      expect(received).toHaveLength(0);
-    } finally {
-      server.server.off('connection', onConnect);
+    const before = peer.connections();
+    const m = messenger();
+    await expect(m.send({ channel: 'sms', to: '+15555550100', body: 'code' })).rejects.toThrow(/email only/);
+    for (const to of [
+      'a@example.test, b@example.test',
+      'Eve <eve@example.test>',
+      'x@example.test\r\nBcc: y@z',
+    ]) {
+      await expect(m.send({ channel: 'email', to, subject: 's', body: 'b' })).rejects.toThrow(/single/);
     }
+    expect(peer.connections()).toBe(before);
+    expect(received).toHaveLength(0);
   });
 
   it('verifies the configuration', async () => {
