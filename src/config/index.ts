@@ -121,6 +121,11 @@ const schema = z
       .default({}),
     /** `ASSETQL_INTROSPECTION`: answer introspection queries @default true, false in production */
     introspection: z.boolean().optional(),
+    /**
+     * `ASSETQL_DIRECT_EXECUTION`: hand an operation that one subgraph answers alone to that
+     * subgraph whole (executed in process, or sent as it is) instead of planning it @default true
+     */
+    directExecution: z.boolean().default(true),
   })
   .superRefine((c, ctx) => {
     if (c.secret !== undefined && c.secret.length < MIN_SECRET_LENGTH) {
@@ -232,6 +237,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
       ? parseJson(env.ASSETQL_DOCUMENT_LIMITS, 'ASSETQL_DOCUMENT_LIMITS')
       : undefined,
     introspection: bool(env.ASSETQL_INTROSPECTION),
+    directExecution: bool(env.ASSETQL_DIRECT_EXECUTION),
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
   };
   for (const k of Object.keys(out)) if (out[k] === undefined || out[k] === '') delete out[k];

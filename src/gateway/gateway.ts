@@ -1,5 +1,5 @@
 import { createGatewayRuntime, type GatewayPlugin } from '@graphql-hive/gateway-runtime';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, getOperationAST, getVariableValues } from 'graphql';
 import type { Config } from '../config/index.ts';
 import { isDatabaseUnavailable, serviceUnavailable } from '../shared/errors.ts';
 import {
@@ -11,8 +11,10 @@ import {
 } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { SESSION_CHANGE_HEADER, SESSION_HEADER } from '../shared/session-policy.ts';
+import type { Subgraph } from '../shared/subgraph.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { clearedSessionCookie, sessionCookie, sessionFromCookie } from './cookies.ts';
+import { DirectPlanner, type DirectSubgraph, inProcessSubgraph, remoteSubgraph } from './direct-execution.ts';
 import { serveExplorer } from './explorer/index.ts';
 import { bodyTooLarge, documentLimitPlugins, withBodyAtMost, withErrorBody } from './limits.ts';
 import type { SessionResolver } from './sessions.ts';
@@ -29,10 +31,18 @@ export type InProcessFetch = (
 ) => Response | Promise<Response>;
 
 export interface GatewayOptions {
-  config: Pick<Config, 'baseUrl' | 'env' | 'trustProxy' | 'corsOrigins' | 'documentLimits' | 'introspection'>;
+  config: Pick<
+    Config,
+    'baseUrl' | 'env' | 'trustProxy' | 'corsOrigins' | 'documentLimits' | 'introspection' | 'directExecution'
+  >;
   subgraphs: readonly SubgraphDefinition[];
   /** Subgraphs served in this process, by URL origin; the gateway calls them directly. */
   inProcess?: ReadonlyMap<string, InProcessFetch>;
+  /**
+   * Subgraphs in this process (the others are reached at their URL). With `directExecution`,
+   * an operation one subgraph answers alone goes to it whole (src/gateway/direct-execution.ts).
+   */
+  local?: readonly Subgraph[];
   sessions: SessionResolver;
   signer: IdentitySigner;
   log: Logger;
@@ -46,6 +56,8 @@ interface RequestState {
   sessionId: string | undefined;
   identity: Identity;
   identityToken: string | undefined;
+  /** Headers an operation executed in process asks to set on the response (session changes). */
+  responseHeaders: Headers;
 }
 
 function isJson(contentType: string | null) {
@@ -78,9 +90,85 @@ export function createGateway(options: GatewayOptions): Gateway {
   const supergraphSdl = composeSupergraph(options.subgraphs);
   const { log, sessions, signer, inProcess } = options;
   const { documentLimits, introspection } = options.config;
+  const direct: DirectSubgraph[] = options.config.directExecution
+    ? options.subgraphs.map((definition) => {
+        const local = options.local?.find((s) => s.name === definition.name);
+        return local ? inProcessSubgraph(local) : remoteSubgraph(definition);
+      })
+    : [];
+  const planner = direct.length ? new DirectPlanner(direct) : undefined;
+
+  /**
+   * The auth subgraph's session change (`set <id> <max-age>` or `clear`) as the response headers
+   * a client sees: the cookie, and the session header for header clients. Only the auth
+   * subgraph may start or end sessions.
+   */
+  function sessionChangeHeaders(
+    subgraphName: string,
+    change: string | null,
+    context: Partial<RequestState>,
+  ): Record<string, string> | undefined {
+    if (subgraphName !== 'auth' || !change) return;
+    if (context.sessionId) sessions.forget(context.sessionId);
+    const [verb, id, maxAge] = change.split(' ');
+    if (verb === 'set' && id) {
+      return {
+        'set-cookie': sessionCookie(id, Number(maxAge ?? 0), options.config.baseUrl),
+        [SESSION_HEADER]: id,
+      };
+    }
+    if (verb === 'clear') return { 'set-cookie': clearedSessionCookie(options.config.baseUrl) };
+  }
 
   const plugins = (): GatewayPlugin[] => [
     ...documentLimitPlugins(documentLimits, introspection),
+    {
+      // An operation one subgraph answers alone goes to it whole, unplanned (it was validated
+      // against the supergraph already): executed in process, or sent as it is over HTTP.
+      onExecute({ args, setExecuteFn }) {
+        const subgraph = planner?.plan(args.document, args.operationName);
+        if (!subgraph) return;
+        setExecuteFn(async (a) => {
+          const context = a.contextValue as RequestState;
+          // Variables are coerced here, as the planned form does: a bad one is a request error
+          // located in the client's document, whichever process would have run the operation.
+          const operation = getOperationAST(a.document, a.operationName);
+          const coerced = getVariableValues(
+            a.schema,
+            operation?.variableDefinitions ?? [],
+            (a.variableValues ?? {}) as Record<string, unknown>,
+          );
+          if (coerced.errors) return { errors: coerced.errors };
+          const { result, responseHeaders } = await subgraph.execute({
+            document: a.document,
+            operationName: a.operationName,
+            variableValues: a.variableValues,
+            identity: context.identity,
+            identityToken: context.identityToken,
+            requestId: context.requestId,
+          });
+          const change = sessionChangeHeaders(
+            subgraph.name,
+            responseHeaders.get(SESSION_CHANGE_HEADER),
+            context,
+          );
+          for (const [k, v] of Object.entries(change ?? {})) context.responseHeaders.append(k, v);
+          if (!result.errors?.length) return result;
+          // Field errors as the planned form shows them: tagged with the subgraph's name, without
+          // locations (there they would point into the subgraph's query, so the router drops them).
+          const errors = result.errors.map((e) =>
+            e.path
+              ? new GraphQLError(e.message, {
+                  path: e.path,
+                  originalError: e.originalError,
+                  extensions: { ...e.extensions, serviceName: subgraph.name },
+                })
+              : e,
+          );
+          return { ...result, errors };
+        });
+      },
+    },
     {
       // Single-process form: call in-process subgraphs' handlers instead of the network.
       onFetch({ url, setFetchFn }) {
@@ -96,6 +184,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       onExecutionResult({ result, setResult, context }) {
         const requestId = (context as Partial<RequestState>).requestId;
         if (!requestId || !result || !('errors' in result) || !result.errors?.length) return;
+        // No `data` at all (variables that do not coerce): a request error, which GraphQL over
+        // HTTP answers with 400 for application/graphql-response+json (200 for legacy JSON).
+        const requestError = !('data' in result) || result.data === undefined;
         const errors = result.errors.map((e) => {
           if (e.extensions?.code === 'SUBREQUEST_HTTP_ERROR') {
             const subgraph = String(e.extensions.serviceName ?? 'a');
@@ -106,9 +197,20 @@ export function createGateway(options: GatewayOptions): Gateway {
               extensions: { code: 'SERVICE_UNAVAILABLE', subgraph, requestId },
             };
           }
-          return e.extensions?.code === 'INTERNAL_SERVER_ERROR'
-            ? { ...e.toJSON(), extensions: { ...e.extensions, requestId } }
-            : e;
+          if (e.extensions?.code === 'INTERNAL_SERVER_ERROR') {
+            return { ...e.toJSON(), extensions: { ...e.extensions, requestId } };
+          }
+          if (requestError && !e.extensions?.http) {
+            return new GraphQLError(e.message, {
+              nodes: e.nodes,
+              source: e.source,
+              positions: e.positions,
+              path: e.path,
+              originalError: e.originalError,
+              extensions: { ...e.extensions, http: { status: 400, spec: true } },
+            });
+          }
+          return e;
         });
         setResult({ ...result, errors } as typeof result);
       },
@@ -162,19 +264,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         return headers;
       },
       fromSubgraphsToClient({ response, subgraphName, context }) {
-        // Only the auth subgraph may start or end sessions.
-        if (subgraphName !== 'auth') return;
-        const change = response.headers.get(SESSION_CHANGE_HEADER);
-        if (!change) return;
-        if (context.sessionId) sessions.forget(context.sessionId);
-        const [verb, id, maxAge] = change.split(' ');
-        if (verb === 'set' && id) {
-          return {
-            'set-cookie': sessionCookie(id, Number(maxAge ?? 0), options.config.baseUrl),
-            [SESSION_HEADER]: id,
-          };
-        }
-        if (verb === 'clear') return { 'set-cookie': clearedSessionCookie(options.config.baseUrl) };
+        return sessionChangeHeaders(subgraphName, response.headers.get(SESSION_CHANGE_HEADER), context);
       },
     },
   });
@@ -215,8 +305,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     const resolved = await sessions.resolve(sessionId);
     const identity = { ...resolved, clientIp: clientAddress(request, remoteAddress) };
     const identityToken = await signer.sign(identity);
-    const state: RequestState = { requestId, sessionId: sessionId ?? undefined, identity, identityToken };
-    return withErrorBody(await runtime.fetch(request, state));
+    const state: RequestState = {
+      requestId,
+      sessionId: sessionId ?? undefined,
+      identity,
+      identityToken,
+      responseHeaders: new Headers(),
+    };
+    const response = withErrorBody(await runtime.fetch(request, state));
+    state.responseHeaders.forEach((value, key) => {
+      response.headers.append(key, value);
+    });
+    return response;
   }
 
   /**
@@ -291,6 +391,10 @@ export function createGateway(options: GatewayOptions): Gateway {
             },
             { status: 503, headers: { 'retry-after': '5' } },
           );
+        } else if (request.signal.aborted) {
+          // The client went away (closed its connection) before its answer: nobody to tell.
+          log.debug({ requestId }, 'client closed the connection before the answer');
+          response = new Response(null, { status: 499 });
         } else {
           log.error({ err, requestId }, 'request failed');
           response = Response.json(

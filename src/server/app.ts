@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../shared/clock.ts';
 import { IdentitySigner } from '../shared/identity.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { deriveKey } from '../shared/secrets.ts';
+import type { Subgraph } from '../shared/subgraph.ts';
 import { type Database, openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
@@ -131,11 +132,13 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     };
   } else {
     const inProcess = new Map<string, InProcessFetch>();
+    const local: Subgraph[] = [];
     const subgraphs: SubgraphDefinition[] = (['assets', 'auth', 'issues'] as const).map((name) => {
       if (role.kind === 'single') {
-        const yoga = makeSubgraph(name);
+        const subgraph: Subgraph = makeSubgraph(name);
         const url = inProcessUrl(name);
-        inProcess.set(new URL(url).origin, (input, init) => yoga.fetch(input as URL, init ?? {}));
+        inProcess.set(new URL(url).origin, (input, init) => subgraph.fetch(input as URL, init ?? {}));
+        local.push(subgraph);
         return { name, typeDefs: TYPE_DEFS[name], url };
       }
       const url = config.subgraphUrls[name];
@@ -157,6 +160,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       config,
       subgraphs,
       inProcess,
+      local,
       sessions: new SessionResolver({ db: database.db, clock }),
       signer,
       log,

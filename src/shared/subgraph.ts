@@ -1,8 +1,16 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import { GraphQLError, parse } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  execute,
+  GraphQLError,
+  type GraphQLSchema,
+  parse,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga } from 'graphql-yoga';
 import type { Clock } from './clock.ts';
 import { isDatabaseUnavailable, serviceUnavailable } from './errors.ts';
 import {
@@ -44,17 +52,47 @@ export interface SubgraphOptions<C> {
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
 }
 
+/** An operation the gateway hands to a subgraph in the same process, already validated. */
+export interface LocalOperation {
+  document: DocumentNode;
+  operationName?: string | null;
+  variableValues?: Record<string, unknown> | null;
+  /** Who is calling, as the gateway resolved it: in one process there is no header to verify. */
+  identity: Identity;
+  requestId: string;
+}
+
+export interface LocalResult {
+  result: ExecutionResult;
+  /** What the resolvers asked to put on the HTTP response (as the served form would). */
+  responseHeaders: Headers;
+}
+
+/** A subgraph: its HTTP handler, and for the single-process gateway, direct execution. */
+export interface Subgraph {
+  readonly name: string;
+  readonly typeDefs: string;
+  /** The executable subgraph schema (with the federation fields `_service` and `_entities`). */
+  readonly schema: GraphQLSchema;
+  /** Serves `/graphql` and the subgraph's other routes. */
+  fetch(input: string | URL | Request, init?: RequestInit): Response | Promise<Response>;
+  /**
+   * Executes a document against this subgraph's schema with the same context and error
+   * masking as a request over HTTP, minus the HTTP: no JSON in between, no identity token.
+   */
+  executeLocally(operation: LocalOperation): Promise<LocalResult>;
+}
+
 /**
  * Builds a Federation v2 subgraph served by Yoga at `/graphql`. It never listens:
- * the caller chooses the transport (an HTTP server, or the gateway's in-process fetch).
+ * the caller chooses the transport (an HTTP server, the gateway's in-process fetch, or
+ * `executeLocally` for operations that need no other subgraph).
  *
  * Identity comes only from the gateway's signed header: absent means anonymous, and a
  * forged, expired or malformed one is refused with 401 rather than downgraded, so that a
  * misconfigured gateway fails loudly.
  */
-export function createSubgraph<C extends BaseContext>(
-  options: SubgraphOptions<C>,
-): YogaServerInstance<Record<string, never>, C> {
+export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C>): Subgraph {
   // The spec's scalars, with parsing that rejects bad input (a JSONObject must be an object).
   const scalars = Object.fromEntries(
     Object.entries({ DateTime: DateTimeResolver, JSONObject: JSONObjectResolver, JSON: JSONResolver }).filter(
@@ -67,25 +105,50 @@ export function createSubgraph<C extends BaseContext>(
   });
   const log = options.log.child({ subgraph: options.name });
   const pendingHeaders = new WeakMap<Request, Headers>();
-  return createYoga<Record<string, never>, C>({
+  const UNEXPECTED = 'Unexpected error.';
+  function maskError(error: unknown, message: string): Error {
+    const original = isGraphQLError(error) ? error.originalError : error;
+    if (isGraphQLError(error) && (!original || isGraphQLError(original))) return error;
+    if (isDatabaseUnavailable(original ?? error)) {
+      log.warn({ err: original ?? error }, 'database unavailable');
+      return serviceUnavailable();
+    }
+    log.error({ err: original ?? error }, 'unexpected error in resolver');
+    return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  }
+  // Operations executed in process are compiled once per document (graphql-jit): arguments,
+  // field plans and serialisers are worked out once instead of for every field of every row.
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  const compiledFor = (document: DocumentNode, operationName: string | null | undefined) => {
+    let byName = compiled.get(document);
+    if (!byName) {
+      byName = new Map();
+      compiled.set(document, byName);
+    }
+    const key = operationName ?? '';
+    let query = byName.get(key);
+    if (query === undefined) {
+      const made = compileQuery(schema, document, operationName ?? undefined);
+      query = isCompiledQuery(made) ? made : null;
+      byName.set(key, query);
+    }
+    return query;
+  };
+  const baseContext = (identity: Identity, requestId: string): BaseContext => ({
+    identity,
+    requestId,
+    log: log.child({ requestId }),
+    clock: options.clock,
+    responseHeaders: new Headers(),
+  });
+  const yoga = createYoga<Record<string, never>, C>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: false,
     logging: false,
     healthCheckEndpoint: '/healthz',
-    maskedErrors: {
-      maskError(error, message) {
-        const original = isGraphQLError(error) ? error.originalError : error;
-        if (isGraphQLError(error) && (!original || isGraphQLError(original))) return error;
-        if (isDatabaseUnavailable(original ?? error)) {
-          log.warn({ err: original ?? error }, 'database unavailable');
-          return serviceUnavailable();
-        }
-        log.error({ err: original ?? error }, 'unexpected error in resolver');
-        return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
-      },
-    },
+    maskedErrors: { maskError, errorMessage: UNEXPECTED },
     context: async ({ request }) => {
       const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
       const token = request.headers.get(IDENTITY_HEADER);
@@ -101,15 +164,8 @@ export function createSubgraph<C extends BaseContext>(
           });
         }
       }
-      const responseHeaders = new Headers();
-      pendingHeaders.set(request, responseHeaders);
-      const base: BaseContext = {
-        identity,
-        requestId,
-        log: log.child({ requestId }),
-        clock: options.clock,
-        responseHeaders,
-      };
+      const base = baseContext(identity, requestId);
+      pendingHeaders.set(request, base.responseHeaders);
       return options.extendContext(base, request);
     },
     plugins: [
@@ -129,5 +185,47 @@ export function createSubgraph<C extends BaseContext>(
         },
       },
     ],
+  });
+  return {
+    name: options.name,
+    typeDefs: options.typeDefs,
+    schema,
+    // (url, init) lets the server adapter build its own light request, not an undici Request.
+    fetch: (input, init) =>
+      input instanceof Request ? yoga.fetch(input) : yoga.fetch(input as URL, init ?? {}),
+    async executeLocally(operation) {
+      const base = baseContext(operation.identity, operation.requestId);
+      let result: ExecutionResult;
+      try {
+        const contextValue = await options.extendContext(base, LOCAL_REQUEST);
+        const query = compiledFor(operation.document, operation.operationName);
+        result = query
+          ? await query.query(undefined, contextValue, operation.variableValues ?? {})
+          : await execute({
+              schema,
+              document: operation.document,
+              operationName: operation.operationName,
+              variableValues: operation.variableValues,
+              contextValue,
+            });
+      } catch (e) {
+        // What Yoga would answer for a failure outside the resolvers (e.g. building the context).
+        result = { errors: [toGraphQLError(e)] };
+      }
+      if (result.errors?.length) {
+        result = { ...result, errors: result.errors.map((e) => toGraphQLError(maskError(e, UNEXPECTED))) };
+      }
+      return { result, responseHeaders: base.responseHeaders };
+    },
+  };
+}
+
+/** Context factories take the HTTP request; executed in process there is none to read. */
+const LOCAL_REQUEST = new Request('http://local.subgraph.assetql.internal/graphql', { method: 'POST' });
+
+function toGraphQLError(e: unknown): GraphQLError {
+  if (isGraphQLError(e)) return e;
+  return new GraphQLError(e instanceof Error ? e.message : String(e), {
+    originalError: e instanceof Error ? e : undefined,
   });
 }

@@ -323,5 +323,7 @@ describe('distributed form (separate processes) and single process', () => {
       signedIn: true,
     });
     expect(badVariable.d.body.errors?.length).toBeGreaterThan(0);
+    // GraphQL over HTTP: no `data` (variables that do not coerce) is a 4xx for graphql-response+json.
+    expect(badVariable.d.status).toBe(400);
   });
 });

@@ -89,12 +89,15 @@ const SPANNING = `{
   issues { all(first: 5) { edges { node { id } } } }
 }`;
 
-async function ask(): Promise<Answer> {
+/** Answered by the assets subgraph alone: the gateway sends it there whole, unplanned. */
+const ASSETS_ONLY = `{ assetProfiles { all { edges { node { profile } } } } }`;
+
+async function ask(query = SPANNING): Promise<Answer> {
   const t0 = performance.now();
   const r = await fetch(gateway, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-svc-sessionid': sessionId },
-    body: JSON.stringify({ query: SPANNING }),
+    body: JSON.stringify({ query }),
     signal: AbortSignal.timeout(ANSWER_MS * 3),
   });
   const body = (await r.json()) as Answer['body'];
@@ -146,6 +149,15 @@ describe('a subgraph killed under load (distributed form)', () => {
     expect(missing[0]!.extensions?.requestId, context).toEqual(expect.any(String));
     // Nothing about the network behind the gateway: no address, no subrequest.
     expect(JSON.stringify(degraded.body)).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|"request"/);
+    // An operation for the missing subgraph alone: the same typed error, nothing leaked.
+    const alone = await ask(ASSETS_ONLY);
+    const aloneContext = `${JSON.stringify(alone.body)}\n${output()}`;
+    expect(alone.ms).toBeLessThan(ANSWER_MS);
+    expect(alone.body.data?.assetProfiles ?? null, aloneContext).toBeNull();
+    expect(alone.body.errors?.[0]?.extensions?.code, aloneContext).toBe('SERVICE_UNAVAILABLE');
+    expect(alone.body.errors?.[0]?.extensions?.subgraph, aloneContext).toBe('assets');
+    expect(alone.body.errors?.[0]?.extensions?.requestId, aloneContext).toEqual(expect.any(String));
+    expect(JSON.stringify(alone.body)).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|fetch failed|"request"/);
     expect(await readyz()).toBe(503);
 
     // Back on the same port: the gateway notices by itself.
@@ -167,6 +179,9 @@ describe('a subgraph killed under load (distributed form)', () => {
 
     expect(whole, output()).toBeDefined();
     expect(whole!.body.data?.assetProfiles?.all.edges).toEqual(before.body.data?.assetProfiles?.all.edges);
+    expect((await ask(ASSETS_ONLY)).body.data?.assetProfiles?.all.edges).toEqual(
+      before.body.data?.assetProfiles?.all.edges,
+    );
     expect(await readyz()).toBe(200);
     expect(served.get('gateway')!.child.exitCode).toBeNull();
 

@@ -1,7 +1,7 @@
 import { type Config, loadConfig } from '../../src/config/index.ts';
 import { createApp, type Role } from '../../src/server/app.ts';
 import { type Clock, ManualClock } from '../../src/shared/clock.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import { hashSessionId, lifetimeOf, newSessionId } from '../../src/shared/session-policy.ts';
 import type { AuthLimits } from '../../src/subgraphs/auth/limits.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
@@ -65,6 +65,8 @@ export async function startTestApp(
     database?: TestDatabase;
     clock?: ManualClock;
     authLimits?: AuthLimits;
+    /** Where the app logs @default silent (TEST_LOG_LEVEL to see it) */
+    log?: Logger;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await freshDatabase());
@@ -73,7 +75,7 @@ export async function startTestApp(
   const app = await createApp(config, options.role ?? { kind: 'single' }, {
     database,
     clock: clock as Clock,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     migrate: false,
     authLimits: options.authLimits,
   });

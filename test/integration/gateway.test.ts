@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPLORER_PATH } from '../../src/gateway/gateway.ts';
 import {
@@ -284,5 +285,45 @@ describe('gateway: unexpected errors', () => {
     expect(error!.message).not.toMatch(/issues|relation|table|sql/i);
     expect(error!.extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', requestId });
     expect(JSON.stringify(r.body)).not.toMatch(/relation|does not exist|stack/i);
+  });
+});
+
+describe('gateway: clients that go away', () => {
+  it('does not log a client that closes its connection mid-request as a server error', async () => {
+    const lines: string[] = [];
+    const app = await startTestApp({
+      log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }),
+    });
+    try {
+      const aborted = new AbortController();
+      // A body that starts and never ends: the gateway is reading it when the client leaves,
+      // and the server adapter then aborts the request and errors its body, as here.
+      let sending: ReadableStreamDefaultController<Uint8Array> | undefined;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          sending = controller;
+          controller.enqueue(new TextEncoder().encode('{"query":"{ __typename'));
+        },
+      });
+      const answer = app.handle(
+        new Request(`${BASE}/api/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          duplex: 'half',
+          signal: aborted.signal,
+        } as RequestInit),
+      );
+      await new Promise((r) => setTimeout(r, 20));
+      aborted.abort();
+      sending!.error(new DOMException('The client closed the connection.', 'AbortError'));
+      const response = await answer;
+      expect(response.status).toBe(499);
+      const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+      expect(logged.filter((l) => l.level >= 50)).toEqual([]);
+      expect(logged.some((l) => l.msg === 'client closed the connection before the answer')).toBe(true);
+    } finally {
+      await app.close();
+    }
   });
 });
