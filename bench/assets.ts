@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { encodeCursor } from '../src/shared/cursors.ts';
-import { graphql, median, sample, signedInUser, startServer } from './lib.ts';
+import { median, sample, signedInUser, startServer } from './lib.ts';
 
 export interface AssetsBenchResult {
   engine: string;

@@ -114,6 +114,17 @@ export async function graphql(
   return { headers: r.headers, body: (await r.json()) as any };
 }
 
+/** Signs the benchmark user in as an explorer client; returns the new session's ID. */
+export async function signIn(url: string): Promise<string> {
+  const signedIn = await graphql(
+    url,
+    'mutation { signIn(input: { loginUsername: "bencher", password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
+  );
+  const sessionId = signedIn.headers.get('x-svc-sessionid');
+  if (!sessionId) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
+  return sessionId;
+}
+
 /**
  * Adds the benchmark user to `group` with `assetql users add` and signs in as an explorer
  * client; returns the session ID to send in `x-svc-sessionid`.
@@ -123,13 +134,7 @@ export async function signedInUser(server: Server, group: string): Promise<strin
     ['users', 'add', 'bencher', '--group', group, '--password-stdin'],
     'a bench password here\n',
   );
-  const signedIn = await graphql(
-    server.url,
-    'mutation { signIn(input: { loginUsername: "bencher", password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
-  );
-  const sessionId = signedIn.headers.get('x-svc-sessionid');
-  if (!sessionId) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
-  return sessionId;
+  return signIn(server.url);
 }
 
 export interface LoadResult {
@@ -200,7 +205,15 @@ export async function sample(options: {
   seconds: number;
   concurrency?: number;
   rate?: number;
+  /**
+   * Send at the same rate for this long first and discard it: the client's connections are
+   * opened and the server warm before anything is counted @default 0
+   */
+  warmupSeconds?: number;
 }): Promise<Sample> {
+  if (options.warmupSeconds) {
+    await sample({ ...options, seconds: options.warmupSeconds, warmupSeconds: 0 });
+  }
   const latencies: number[] = [];
   let failures = 0;
   const end = performance.now() + options.seconds * 1000;

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { SUBGRAPH_NAMES } from '../src/config/index.ts';
 import { encodeCursor } from '../src/shared/cursors.ts';
 import { hashSessionId } from '../src/shared/session-policy.ts';
-import { graphql, median, sample, signedInUser, startServer } from './lib.ts';
+import { graphql, median, sample, signedInUser, signIn, startServer } from './lib.ts';
 import { cpuMs, type Proc, rssSampler, startPinned } from './peers/procs.ts';
 import { peerSchemaSql } from './peers/sql.ts';
 import { StatementCounter } from './peers/statements.ts';
@@ -112,7 +112,15 @@ const pageOf = (nodes: { id: string; properties: Record<string, unknown> }[]) =>
 
 /** What the benchmark knows about the data, read once after generation. */
 interface World {
+  /** The first of `sessions`: the one single requests present. */
   sessionId: string;
+  /**
+   * One session per load connection (the same user signed in CONNECTIONS times): concurrent
+   * clients are different sessions, as in use, so no gateway can answer several of them with one
+   * subgraph call (Hive Gateway's in-flight deduplication merges identical subgraph requests
+   * whose headers, the signed identity included, are equal).
+   */
+  sessions: string[];
   deepId: string;
   facilityId: string;
   pgDeepCursor?: string;
@@ -255,8 +263,15 @@ async function send(r: HttpRequest): Promise<Response> {
   });
 }
 
-/** Closed loop with autocannon on this process's core. */
-async function closedLoop(r: HttpRequest, seconds: number) {
+/** The request as another session presents it (requests without a session stay as they are). */
+function asSession(r: HttpRequest, sessionId: string): HttpRequest {
+  if (!r.headers['x-svc-sessionid']) return r;
+  return { ...r, headers: { ...r.headers, 'x-svc-sessionid': sessionId } };
+}
+
+/** Closed loop with autocannon on this process's core; each connection is its own session. */
+async function closedLoop(r: HttpRequest, seconds: number, sessions: readonly string[]) {
+  let next = 0;
   const result = await autocannon({
     url: r.url,
     method: r.method,
@@ -264,6 +279,9 @@ async function closedLoop(r: HttpRequest, seconds: number) {
     body: r.body,
     connections: CONNECTIONS,
     duration: seconds,
+    setupClient(client) {
+      client.setHeaders(asSession(r, sessions[next++ % sessions.length]!).headers);
+    },
   });
   return {
     requests: result.requests.total,
@@ -276,7 +294,7 @@ async function closedLoop(r: HttpRequest, seconds: number) {
  * Starts the six systems over one database: assetql single and distributed, the peers over the
  * same three subgraph processes, PostGraphile and the bare server. Every process on CPU 0.
  */
-async function launch(env: NodeJS.ProcessEnv, w: World, identity: string): Promise<System[]> {
+async function launch(env: NodeJS.ProcessEnv, w: World, identities: string): Promise<System[]> {
   const bin = 'src/cli/bin.ts';
   const procs: Proc[] = [];
   const start = async (name: string, script: string, args: string[], e: NodeJS.ProcessEnv) => {
@@ -294,7 +312,7 @@ async function launch(env: NodeJS.ProcessEnv, w: World, identity: string): Promi
       ...Object.fromEntries(
         SUBGRAPH_NAMES.map((name, i) => [`ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`, subgraphs[i]!.url]),
       ),
-      PEER_IDENTITY: identity,
+      PEER_IDENTITIES: identities,
     };
     const [gateway, hive, apollo, postgraphile, bare] = await Promise.all([
       start('gateway', bin, ['serve', '--gateway'], subgraphEnv),
@@ -399,6 +417,8 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
     step(`generating ${n} wells`);
     await server.cli(['demo', 'generate', '--assets', String(n), '--group', GROUP]);
     const sessionId = await signedInUser(server, GROUP);
+    const sessions = [sessionId];
+    while (sessions.length < CONNECTIONS) sessions.push(await signIn(server.url));
     await db.connect();
     const nth = async (profile: string, offset: number) =>
       (
@@ -414,6 +434,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
     ).rows[0].n as number;
     const w: World = {
       sessionId,
+      sessions,
       deepId: await nth('well', result.deepOffset - 1),
       facilityId: await nth('facility', Math.floor(facilities / 2)),
     };
@@ -439,17 +460,24 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
       throw new Error(JSON.stringify(created.body));
     await db.query(peerSchemaSql(GROUP));
     await db.query('analyze');
-    const identity = JSON.stringify({
-      kind: 'session',
-      username: 'bencher',
-      userGroup: GROUP,
-      clientType: 'EXPLORER',
-      sessionHash: hashSessionId(sessionId).toString('hex'),
-      clientIp: null,
-    });
+    const identities = JSON.stringify(
+      Object.fromEntries(
+        sessions.map((id) => [
+          id,
+          {
+            kind: 'session',
+            username: 'bencher',
+            userGroup: GROUP,
+            clientType: 'EXPLORER',
+            sessionHash: hashSessionId(id).toString('hex'),
+            clientIp: null,
+          },
+        ]),
+      ),
+    );
 
     step('starting the systems');
-    systems = await launch(server.env, w, identity);
+    systems = await launch(server.env, w, identities);
     const bySystem = Object.fromEntries(systems.map((s) => [s.name, s])) as Record<SystemName, System>;
 
     // Same data: every system's first response, normalised, against assetql's.
@@ -484,7 +512,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
     for (const s of systems)
       for (const q of SHAPES) {
         const shape = s.shapes[q];
-        if (shape) await closedLoop(shape.request, 1);
+        if (shape) await closedLoop(shape.request, 1, sessions);
       }
     const acc: Record<
       string,
@@ -517,10 +545,16 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
           const pids = [...new Set(s.procs.map((p) => p.child.pid!))];
           const rss = rssSampler(pids);
           const cpu0 = pids.reduce((t, p) => t + cpuMs(p), 0);
-          const closed = await closedLoop(shape.request, seconds);
+          const closed = await closedLoop(shape.request, seconds, sessions);
           const cpu1 = pids.reduce((t, p) => t + cpuMs(p), 0);
           const rate = q === 'Q5' ? SESSION_RATE : RATE;
-          const fixed = await sample({ request: () => send(shape.request), seconds: rateSeconds, rate });
+          let turn = 0;
+          const fixed = await sample({
+            request: () => send(asSession(shape.request, sessions[turn++ % sessions.length]!)),
+            seconds: rateSeconds,
+            rate,
+            warmupSeconds: 1,
+          });
           rss.stop();
           const key = `${s.name}/${q}`;
           acc[key] ??= {
@@ -635,7 +669,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
     proxied.hostname = '127.0.0.1';
     proxied.port = String(port);
     try {
-      systems = await launch({ ...server.env, DATABASE_URL: proxied.toString() }, w, identity);
+      systems = await launch({ ...server.env, DATABASE_URL: proxied.toString() }, w, identities);
       const per = 10;
       for (const s of systems)
         for (const q of SHAPES) {
@@ -659,7 +693,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
     result.statementsMethod =
       'pg_stat_statements is not loaded on this server (shared_preload_libraries is empty), so a TCP proxy in front of PostgreSQL counted Query and Execute messages (BEGIN/COMMIT included), 10 sequential requests per cell after 3 warm-ups, in a separate start of every system';
     result.notes.push(
-      'Peers forward one fixed identity for the benchmark user, signed per request with the shared secret as our gateway does; they skip session resolution (a cached lookup of microseconds in our gateway).',
+      `Every load connection is a session of its own (${CONNECTIONS} sessions of the benchmark user), as concurrent clients are in use. Peers map the presented session to its identity from a table and sign it per request with the shared secret as our gateway does; they skip session resolution (a cached lookup of microseconds in our gateway).`,
       'The installed @graphql-hive/gateway-runtime (2.12.1) has no `jit` option in its types or code, so only Hive Gateway without JIT is measured.',
       `Q3's facility has ${'the generator\u2019s'} about 20 wells (one facility per 20 wells), not 50.`,
       `Q5 percentiles at ${SESSION_RATE} req/s (the target's rate); other shapes at ${RATE} req/s.`,
@@ -730,7 +764,7 @@ export function peersMarkdown(r: PeersResult): string {
       );
     }
   }
-  lines.push('', 'Shapes: ' + SHAPES.map((q) => `${q} ${SHAPE_LABELS[q]}`).join('; ') + '.', '');
+  lines.push('', `Shapes: ${SHAPES.map((q) => `${q} ${SHAPE_LABELS[q]}`).join('; ')}.`, '');
   lines.push('| Q7: CSV export of every well | rows/s | seconds | peak RSS MB |', '|---|---|---|---|');
   for (const s of SYSTEMS) {
     const e = r.exports[s];

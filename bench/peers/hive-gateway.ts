@@ -1,6 +1,6 @@
 /**
  * Peer: Hive Gateway runtime over our three subgraph processes, with the supergraph our
- * composition makes. Forwards the benchmark user's signed identity (bench/peers/identity.ts).
+ * composition makes. Forwards the signed identity of the session presented (bench/peers/identity.ts).
  */
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
@@ -8,9 +8,9 @@ import { composeSupergraph } from '../../src/gateway/composition.ts';
 import { TYPE_DEFS } from '../../src/server/app.ts';
 import { listen } from '../../src/server/listen.ts';
 import { IDENTITY_HEADER, IdentitySigner } from '../../src/shared/identity.ts';
-import { peerIdentity, subgraphUrl } from './identity.ts';
+import { peerIdentities, subgraphUrl } from './identity.ts';
 
-const identity = peerIdentity();
+const identityOf = peerIdentities();
 const signer = new IdentitySigner(process.env.ASSETQL_SECRET!);
 const supergraph = composeSupergraph(
   SUBGRAPH_NAMES.map((name) => ({ name, typeDefs: TYPE_DEFS[name], url: subgraphUrl(name) })),
@@ -34,7 +34,10 @@ const runtime = createGatewayRuntime<State>({
 
 // The same HTTP front as our gateway (src/server/listen.ts); one signature per client request.
 const server = await listen(
-  async (request) => runtime.fetch(request, { identityToken: await signer.sign(identity) }),
+  async (request) =>
+    runtime.fetch(request, {
+      identityToken: await signer.sign(identityOf(request.headers.get('x-svc-sessionid'))),
+    }),
   0,
   '127.0.0.1',
 );

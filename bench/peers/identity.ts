@@ -1,14 +1,19 @@
 import type { Identity } from '../../src/shared/identity.ts';
 
 /**
- * The identity a peer gateway forwards to our subgraphs: the benchmark user, as our gateway's
- * session resolver would make it (PEER_IDENTITY, JSON). Peers sign it on every request with the
- * shared ASSETQL_SECRET, as our gateway does, but skip session resolution.
+ * The identities a peer gateway forwards to our subgraphs: one per benchmark session, as our
+ * gateway's session resolver would make them (PEER_IDENTITIES, JSON: session ID -> identity).
+ * Peers look the presented `x-svc-sessionid` up in this table instead of resolving it (a cached
+ * lookup of microseconds in our gateway) and sign the identity on every request with the shared
+ * ASSETQL_SECRET, as our gateway does.
  */
-export function peerIdentity(): Identity {
-  const raw = process.env.PEER_IDENTITY;
-  if (!raw) throw new Error('PEER_IDENTITY is not set');
-  return JSON.parse(raw) as Identity;
+export function peerIdentities(): (sessionId: string | null | undefined) => Identity {
+  const raw = process.env.PEER_IDENTITIES;
+  if (!raw) throw new Error('PEER_IDENTITIES is not set');
+  const table = new Map(Object.entries(JSON.parse(raw) as Record<string, Identity>));
+  const first = table.values().next().value;
+  if (!first) throw new Error('PEER_IDENTITIES is empty');
+  return (sessionId) => (sessionId ? table.get(sessionId) : undefined) ?? first;
 }
 
 export function subgraphUrl(name: string): string {
