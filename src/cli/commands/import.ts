@@ -161,7 +161,10 @@ async function importFile(
           ? await writeObservations(database, o.group, profile.profile, o.dataset!, valid(), {})
           : kind === 'up'
             ? await writeUpDataset(database, o.group, profile.profile, o.dataset!, valid(), {})
-            : await upsertAssets(database, o.group, o.profile, valid(), { profile: profile.profile });
+            : await upsertAssets(database, o.group, o.profile, valid(), {
+                profile: profile.profile,
+                idsChecked: true,
+              });
     } catch (e) {
       if (!(e instanceof InvalidRows)) throw e;
       process.stderr.write(
