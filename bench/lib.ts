@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
-const BIN = join(import.meta.dirname, '../src/cli/bin.ts');
+/** The built service, as `npm start` runs it (`npm run bench` builds it first). */
+export const BIN = join(import.meta.dirname, '../dist/cli/bin.js');
 let databases = 0;
 const run = promisify(execFile);
 

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { SUBGRAPH_NAMES } from '../src/config/index.ts';
 import { encodeCursor } from '../src/shared/cursors.ts';
 import { hashSessionId } from '../src/shared/session-policy.ts';
-import { graphql, median, sample, signedInUser, signIn, startServer } from './lib.ts';
+import { BIN, graphql, median, sample, signedInUser, signIn, startServer } from './lib.ts';
 import { cpuMs, type Proc, rssSampler, startPinned } from './peers/procs.ts';
 import { peerSchemaSql } from './peers/sql.ts';
 import { StatementCounter } from './peers/statements.ts';
@@ -295,7 +295,7 @@ async function closedLoop(r: HttpRequest, seconds: number, sessions: readonly st
  * same three subgraph processes, PostGraphile and the bare server. Every process on CPU 0.
  */
 async function launch(env: NodeJS.ProcessEnv, w: World, identities: string): Promise<System[]> {
-  const bin = 'src/cli/bin.ts';
+  const bin = BIN;
   const procs: Proc[] = [];
   const start = async (name: string, script: string, args: string[], e: NodeJS.ProcessEnv) => {
     const p = await startPinned(name, script, args, e);

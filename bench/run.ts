@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,9 @@ const { values } = parseArgs({
 });
 const quick = values.quick ?? false;
 const wanted = (name: string) => !values.only?.length || values.only.includes(name);
+
+// The servers run the built service, as `npm start` does (dist/, no type stripping).
+execFileSync(process.execPath, [join(import.meta.dirname, '../scripts/build.ts')], { stdio: 'inherit' });
 
 const results: Record<string, unknown> = { at: new Date().toISOString(), quick, node: process.version };
 const sections: string[] = [];

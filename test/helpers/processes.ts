@@ -33,16 +33,18 @@ process.once('exit', () => {
 });
 
 /**
- * Starts `node src/cli/bin.ts serve ...args` and resolves once it prints where it listens;
- * rejects, with what it wrote, when it exits first or takes longer than `timeoutMs`.
+ * Starts `node src/cli/bin.ts serve ...args` (or another `entry`, such as a build's
+ * `cli/bin.js`) and resolves once it prints where it listens; rejects, with what it wrote,
+ * when it exits first or takes longer than `timeoutMs`.
  */
 export function serve(
   name: string,
   args: string[],
   env: Record<string, string>,
   timeoutMs = 45_000,
+  entry = 'src/cli/bin.ts',
 ): Promise<Served> {
-  const child = spawn(process.execPath, ['src/cli/bin.ts', 'serve', ...args], {
+  const child = spawn(process.execPath, [entry, 'serve', ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -58,9 +58,12 @@ const pending = new Map<number, Pending>();
 const queue: { job: Omit<Job, 'id'>; p: Pending }[] = [];
 let nextId = 1;
 
+/** `.ts` when running from source, `.js` from the build in dist/. */
+const MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
 function pool() {
   workers ??= Array.from({ length: THREADS }, () => {
-    const worker = new Worker(new URL('./argon2-worker.ts', import.meta.url));
+    const worker = new Worker(new URL(`./argon2-worker${MODULE_EXTENSION}`, import.meta.url));
     const slot = { worker, busy: false };
     worker.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: string }) => {
       const p = pending.get(m.id);
