@@ -13,6 +13,7 @@ import * as assetDatasets from './migrations/20261122T1200_asset_datasets.ts';
 import * as assetSearchIndex from './migrations/20261122T1300_asset_search_index.ts';
 import * as assetGeometryIndex from './migrations/20261122T1400_asset_geometry_index.ts';
 import * as sessionRefs from './migrations/20261122T1500_session_refs.ts';
+import * as partialGeometryIndex from './migrations/20261123T2200_partial_geometry_index.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '20261122T1300_asset_search_index': assetSearchIndex,
   '20261122T1400_asset_geometry_index': assetGeometryIndex,
   '20261122T1500_session_refs': sessionRefs,
+  '20261123T2200_partial_geometry_index': partialGeometryIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
