@@ -70,9 +70,8 @@ export class DuplicateIdError extends Error {
  * is replaced when the row has one and kept when the row has none (`geometry` undefined or
  * null); its `observation` is kept. Ids must be unique within one call. `rows` may be an
  * async iterable: with `copy` the rows are streamed and never all held in memory (they are
- * written in chunks of {@link COPY_CHUNK_ROWS} while the next chunk is read, all in the one
- * transaction: rows of ids not yet stored are copied straight into `assets`, the others copied
- * to a staging table and merged). An error (from the database or thrown by `rows`) rolls everything back.
+ * copied and merged in chunks of {@link COPY_CHUNK_ROWS} while the next chunk is read, all in
+ * the one transaction). An error (from the database or thrown by `rows`) rolls everything back.
  */
 export async function upsertAssets(
   database: Pick<Database, 'pool' | 'engine'>,
@@ -177,127 +176,92 @@ async function viaCopy(
     ) on commit drop`);
   const step = Math.max(1, options.copyChunkRows ?? COPY_CHUNK_ROWS);
   const onProgress = options.onProgress;
-  const seen = options.idsChecked ? undefined : new Set<string>();
-  const chunks = channel<Chunk>(READ_AHEAD_CHUNKS);
-  // The rows are turned into COPY text while the database writes the chunk before: reading,
+  const ids = options.idsChecked ? undefined : new Set<string>();
+  const blocks = channel<Block>(READ_AHEAD_BLOCKS);
+  // The rows are turned into COPY text while the database merges the chunk before: reading,
   // validating and formatting run on this process's core, COPY and the merge on the server's.
   const produce = async () => {
-    let chunk: Chunk = { ids: [], lines: [] };
+    let text = '';
+    let inBlock = 0;
+    let inChunk = 0;
+    const put = async (end: boolean) => {
+      const ok = await blocks.put({ text, rows: inBlock, end });
+      text = '';
+      inBlock = 0;
+      return ok;
+    };
     for await (const r of rows) {
-      if (seen) {
-        if (seen.has(r.id)) throw new DuplicateIdError(DUPLICATE);
-        seen.add(r.id);
+      if (ids) {
+        if (ids.has(r.id)) throw new DuplicateIdError(DUPLICATE);
+        ids.add(r.id);
       }
-      chunk.ids.push(r.id);
-      chunk.lines.push(
-        `${copyText(r.id)}\t${json(r.properties)}\t${r.geometry ? json(r.geometry) : '\\N'}\t${copyText(r.display_name)}\t${r.is_deleted ? 't' : 'f'}\n`,
-      );
-      if (chunk.ids.length >= step) {
-        if (!(await chunks.put(chunk))) return;
-        chunk = { ids: [], lines: [] };
-      }
+      text += `${copyText(r.id)}\t${json(r.properties)}\t${r.geometry ? json(r.geometry) : '\\N'}\t${copyText(r.display_name)}\t${r.is_deleted ? 't' : 'f'}\n`;
+      inBlock++;
+      if (++inChunk >= step) {
+        inChunk = 0;
+        if (!(await put(true))) return;
+      } else if (text.length >= 1 << 18 && !(await put(false))) return;
     }
-    if (chunk.ids.length > 0) await chunks.put(chunk);
+    if (inBlock > 0) await put(true);
   };
   const producing = produce().then(
-    () => chunks.end(),
-    (e: unknown) => chunks.end(e),
+    () => blocks.end(),
+    (e: unknown) => blocks.end(e),
   );
 
-  // Rows of new assets are copied straight into `assets` (a table's COPY is the cheapest way
-  // in); rows of assets that exist go through the staging table and one set-based merge.
-  const prefix = `${copyText(group)}\t${copyText(profile)}\t`;
   let n = 0;
   let inserted = 0;
   let changed = 0;
   try {
-    for (let chunk = await chunks.take(); chunk !== undefined; chunk = await chunks.take()) {
-      const { rows: found } = await client.query<{ id: string }>(
-        'select id from assets where user_group = $1 and profile = $2 and id = any($3::text[])',
-        [group, profile, chunk.ids],
-      );
-      const existing = new Set(found.map((f) => f.id));
-      const fresh: string[] = [];
-      const merge: string[] = [];
-      for (let i = 0; i < chunk.ids.length; i++)
-        (existing.has(chunk.ids[i]!) ? merge : fresh).push(chunk.lines[i]!);
-      if (fresh.length > 0) {
-        // Another writer may add one of these ids between the probe and the COPY: then the
-        // COPY fails on the primary key, is undone alone, and its rows are merged instead.
-        await client.query('savepoint assetql_import_direct');
-        try {
-          await copyLines(
-            client,
-            'copy assets (user_group, profile, id, properties, geometry, display_name, is_deleted) from stdin',
-            fresh,
-            prefix,
-          );
-          await client.query('release savepoint assetql_import_direct');
-          inserted += fresh.length;
-        } catch (e) {
-          if ((e as { code?: string }).code !== UNIQUE_VIOLATION) throw e;
-          await client.query('rollback to savepoint assetql_import_direct');
-          merge.push(...fresh);
+    for (let head = await blocks.take(); head !== undefined; head = await blocks.take()) {
+      const first: Block = head;
+      // One COPY per chunk, then one set-based merge of that chunk into `assets`.
+      async function* chunk(): AsyncGenerator<string> {
+        for (let b: Block | undefined = first; b !== undefined; b = b.end ? undefined : await blocks.take()) {
+          n += b.rows;
+          yield b.text;
+          onProgress?.(n);
         }
       }
-      if (merge.length > 0) {
-        await copyLines(
-          client,
-          'copy assetql_import_staging (id, properties, geometry, display_name, is_deleted) from stdin',
-          merge,
-          '',
-        );
-        const { rows: counts } = await client.query<{ inserted: number; changed: number }>(
-          `with upserted as (
-            insert into assets as a (user_group, profile, id, properties, geometry, display_name, is_deleted, modified_at)
-            select $1, $2, s.id, s.properties, s.geometry, s.display_name, s.is_deleted, now()
-            from assetql_import_staging s
-            ${ON_CONFLICT}
-          ) ${COUNT}`,
-          [group, profile],
-        );
-        inserted += Number(counts[0]!.inserted);
-        changed += Number(counts[0]!.changed);
-        await client.query('truncate assetql_import_staging');
-      }
-      n += chunk.ids.length;
-      onProgress?.(n);
+      await pipeline(
+        Readable.from(chunk(), { objectMode: false }),
+        client.query(
+          copyFrom(
+            'copy assetql_import_staging (id, properties, geometry, display_name, is_deleted) from stdin',
+          ),
+        ),
+      );
+      const { rows: counts } = await client.query<{ inserted: number; changed: number }>(
+        `with upserted as (
+          insert into assets as a (user_group, profile, id, properties, geometry, display_name, is_deleted, modified_at)
+          select $1, $2, s.id, s.properties, s.geometry, s.display_name, s.is_deleted, now()
+          from assetql_import_staging s
+          ${ON_CONFLICT}
+        ) ${COUNT}`,
+        [group, profile],
+      );
+      inserted += Number(counts[0]!.inserted);
+      changed += Number(counts[0]!.changed);
+      await client.query('truncate assetql_import_staging');
     }
   } finally {
-    chunks.close();
+    blocks.close();
     await producing;
   }
   return { rows: n, inserted, updated: n - inserted, unchanged: n - inserted - changed };
 }
 
-/** Streams COPY text lines (each with `prefix` before it) in blocks of about 256 KB. */
-async function copyLines(client: pg.PoolClient, statement: string, lines: string[], prefix: string) {
-  async function* blocks(): AsyncGenerator<string> {
-    let text = '';
-    for (const line of lines) {
-      text += prefix + line;
-      if (text.length >= 1 << 18) {
-        yield text;
-        text = '';
-      }
-    }
-    if (text) yield text;
-  }
-  await pipeline(Readable.from(blocks(), { objectMode: false }), client.query(copyFrom(statement)));
-}
-
-const UNIQUE_VIOLATION = '23505';
-
 /** Rows per COPY and merge inside the one transaction of `copy`. */
 export const COPY_CHUNK_ROWS = 25_000;
-/** Chunks formatted ahead of the database: bounds memory (a chunk of wells is ~5 MB of text). */
-const READ_AHEAD_CHUNKS = 2;
+/** COPY text blocks (of about 256 KB) read ahead of the database: bounds memory. */
+const READ_AHEAD_BLOCKS = 64;
 const DUPLICATE = 'the same asset id appears more than once in one upsert';
 
-/** Up to {@link COPY_CHUNK_ROWS} rows: their ids, and each one's line of COPY text. */
-interface Chunk {
-  ids: string[];
-  lines: string[];
+interface Block {
+  text: string;
+  rows: number;
+  /** The last block of a chunk. */
+  end: boolean;
 }
 
 /** A bounded queue between one producer and one consumer. */
