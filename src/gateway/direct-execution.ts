@@ -16,7 +16,7 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import { IDENTITY_HEADER, type Identity, REQUEST_ID_HEADER } from '../shared/identity.ts';
+import { IDENTITY_HEADER, type Identity, REQUEST_ID_HEADER, receivedIdentity } from '../shared/identity.ts';
 import type { LocalResult, Subgraph } from '../shared/subgraph.ts';
 
 /** What planning needs of a subgraph: its name, SDL and schema. */
@@ -193,14 +193,7 @@ export function inProcessSubgraph(subgraph: Subgraph): DirectSubgraph {
       subgraph.executeLocally({
         ...operation,
         // As the subgraph reads it from the signed header: empty strings are absent.
-        identity: {
-          kind: identity.kind,
-          username: identity.username || null,
-          userGroup: identity.userGroup || null,
-          clientType: identity.clientType || null,
-          sessionHash: identity.sessionHash || null,
-          clientIp: identity.clientIp || null,
-        },
+        identity: receivedIdentity(identity),
       }),
   };
 }

@@ -97,16 +97,33 @@ export class IdentitySigner {
       throw new IdentityError('unknown identity kind');
     }
     if (typeof payload.iat !== 'number') throw new IdentityError('identity rejected: no issue time');
-    const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-    return {
+    return receivedIdentity({
       kind,
-      username: str(payload.sub),
-      userGroup: str(payload.grp),
-      clientType: str(payload.cat),
-      sessionHash: str(payload.sid),
-      clientIp: str(payload.ip),
-    };
+      username: payload.sub,
+      userGroup: payload.grp,
+      clientType: payload.cat,
+      sessionHash: payload.sid,
+      clientIp: payload.ip,
+    });
   }
+}
+
+/**
+ * An identity as a subgraph receives it, from the signed header or handed over in process:
+ * anything but a non-empty string is absent (null).
+ */
+export function receivedIdentity(
+  fields: { kind: IdentityKind } & { [K in Exclude<keyof Identity, 'kind'>]?: unknown },
+): Identity {
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  return {
+    kind: fields.kind,
+    username: str(fields.username),
+    userGroup: str(fields.userGroup),
+    clientType: str(fields.clientType),
+    sessionHash: str(fields.sessionHash),
+    clientIp: str(fields.clientIp),
+  };
 }
 
 /** Keeps a client-sent request id when it is short and plain, otherwise makes one. */
