@@ -16,6 +16,8 @@ const TRICKY = [
   { id: 'X-1', name: 'Comma, "quoted" and\nnew line' },
   { id: 'X-2', name: '=HYPERLINK("http://example.com")' },
   { id: 'X-3', name: 'Ünïcødé — 井 🛢️' },
+  { id: 'X-4', name: 'tab\there, back\\slash, \\N and \\t' },
+  { id: 'X-5', name: '\\N' },
 ];
 
 beforeAll(async () => {

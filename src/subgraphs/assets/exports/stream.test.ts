@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
+import { to as copyTo } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../../../../test/helpers/database.ts';
-import { backlog, inlineParameters, sheetName } from './stream.ts';
+import { backlog, decodeCopyLines, inlineParameters, sheetName } from './stream.ts';
 import { ExportTokens } from './tokens.ts';
 
 let database: TestDatabase;
@@ -34,6 +35,44 @@ describe('inlineParameters', () => {
 
   it('refuses a parameter without a value', () => {
     expect(() => inlineParameters('select $2', [1])).toThrow(/\$2/);
+  });
+});
+
+describe('decodeCopyLines', () => {
+  const values = [
+    'plain',
+    'tab\there',
+    'new\nline and\r\nCRLF',
+    'back\\slash \\N \\t',
+    '\\N',
+    '\b\f\v\u0001',
+    'Ünïcødé — 井 🛢️',
+    '',
+    null,
+  ];
+
+  it('decodes what COPY TO writes in text format back to the values selected', async () => {
+    if (database.engine !== 'postgres') return; // PGlite's socket carries no COPY
+    const client = await database.pool.connect();
+    try {
+      const text = `select v, upper(v), i from unnest($1::text[]) with ordinality as t(v, i)`;
+      const selected = await client.query({ text, values: [values], rowMode: 'array' });
+      const chunks: Buffer[] = [];
+      for await (const chunk of client.query(
+        copyTo(`copy (${inlineParameters(text, [values])}) to stdout`),
+      ) as AsyncIterable<Buffer>)
+        chunks.push(chunk);
+      const decoded = decodeCopyLines(Buffer.concat(chunks).toString('utf8'));
+      expect(decoded).toEqual(
+        selected.rows.map((r: unknown[]) => r.map((v) => (v === null ? null : String(v)))),
+      );
+    } finally {
+      client.release();
+    }
+  });
+
+  it('reads a backslash before any other character as that character', () => {
+    expect(decodeCopyLines('a\\qb\t\\N\n')).toEqual([['aqb', null]]);
   });
 });
 
