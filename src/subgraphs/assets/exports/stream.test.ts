@@ -1,9 +1,10 @@
 import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
+import fc from 'fast-check';
 import { to as copyTo } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../../../../test/helpers/database.ts';
-import { backlog, decodeCopyLines, inlineParameters, sheetName } from './stream.ts';
+import { backlog, decodeCopyChunks, decodeCopyLines, inlineParameters, sheetName } from './stream.ts';
 import { ExportTokens } from './tokens.ts';
 
 let database: TestDatabase;
@@ -69,6 +70,48 @@ describe('decodeCopyLines', () => {
     } finally {
       client.release();
     }
+  });
+
+  it('gives the same rows however the bytes are split into chunks', async () => {
+    const field = fc.oneof(
+      fc.constant('\\N'),
+      fc
+        .string({ unit: 'binary' })
+        .map((v) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\t/g, '\\t')),
+    );
+    const lines = fc.array(fc.array(field, { minLength: 1, maxLength: 4 }), { maxLength: 40 });
+    await fc.assert(
+      fc.asyncProperty(
+        lines,
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.nat(40_000),
+        async (rows, cuts, long) => {
+          // One row longer than a decoding piece, so pieces and chunks both end mid-row.
+          const text = [...rows.map((r) => r.join('\t')), 'x'.repeat(long)].map((l) => `${l}\n`).join('');
+          const bytes = Buffer.from(text);
+          const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const chunks = [0, ...at].map((from, i) => bytes.subarray(from, [...at, bytes.length][i]));
+          const decoded: (string | null)[][] = [];
+          for await (const piece of decodeCopyChunks(
+            (async function* () {
+              yield* chunks;
+            })(),
+          ))
+            decoded.push(...piece);
+          expect(decoded).toEqual(decodeCopyLines(text));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses bytes that end inside a row', async () => {
+    const chunks = (async function* () {
+      yield Buffer.from('a\tb\nc');
+    })();
+    await expect(async () => {
+      for await (const _ of decodeCopyChunks(chunks));
+    }).rejects.toThrow(/inside a row/);
   });
 
   it('reads a backslash before any other character as that character', () => {
