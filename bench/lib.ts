@@ -54,7 +54,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     () => false,
   );
   // The same V8 flag as `npm start` and the `assetql` command's shebang.
-  const node = [process.execPath, '--max-semi-space-size=32', BIN, 'serve'];
+  const node = [process.execPath, '--max-semi-space-size=16', BIN, 'serve'];
   const child = pinned
     ? spawn('taskset', ['-c', '0', ...node], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(node[0]!, node.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
