@@ -214,9 +214,14 @@ function copyField(field: string): string | null {
 
 /** Whole lines of COPY's text format (each ending in a newline; none inside a field). */
 export function decodeCopyLines(text: string): (string | null)[][] {
-  const lines = text.split('\n');
+  const lines: (string | null)[][] = text.split('\n') as never;
   lines.pop();
-  return lines.map((line) => line.split('\t').map(copyField));
+  for (let i = 0; i < lines.length; i++) {
+    const fields: (string | null)[] = (lines[i] as unknown as string).split('\t');
+    for (let j = 0; j < fields.length; j++) fields[j] = copyField(fields[j] as string);
+    lines[i] = fields;
+  }
+  return lines;
 }
 
 /**
@@ -340,10 +345,10 @@ async function* xlsx(database: Pick<Database, 'db' | 'pool' | 'engine'>, spec: R
   const produce = async () => {
     sheet.addRow(headerOf(spec)).commit();
     for await (const rows of source) {
-      for (const row of rows) {
-        const values = new Array<Cell>(row.length);
-        for (let i = 0; i < row.length; i++) values[i] = cells[i]!(row[i] as string | null);
-        sheet.addRow(values).commit();
+      for (const row of rows as Cell[][]) {
+        // The row array is this loop's own: its text values become typed cells in place.
+        for (let i = 0; i < row.length; i++) row[i] = cells[i]!(row[i] as string | null);
+        sheet.addRow(row).commit();
       }
       // exceljs writes the sheet into the zip without waiting for the compressor; wait here
       // until it has caught up, and until the reader has taken what was compressed.
