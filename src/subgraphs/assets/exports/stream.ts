@@ -220,14 +220,13 @@ function copyField(field: string): string | null {
 
 /** Whole lines of COPY's text format (each ending in a newline; none inside a field). */
 export function decodeCopyLines(text: string): (string | null)[][] {
-  const lines: (string | null)[][] = text.split('\n') as never;
+  const lines = text.split('\n');
   lines.pop();
-  for (let i = 0; i < lines.length; i++) {
-    const fields: (string | null)[] = (lines[i] as unknown as string).split('\t');
-    for (let j = 0; j < fields.length; j++) fields[j] = copyField(fields[j] as string);
-    lines[i] = fields;
-  }
-  return lines;
+  return lines.map((line) => {
+    const fields: (string | null)[] = line.split('\t');
+    for (let i = 0; i < fields.length; i++) fields[i] = copyField(fields[i] as string);
+    return fields;
+  });
 }
 
 /**
