@@ -8,6 +8,7 @@ import {
   writeObservationsIn,
   writeUpDatasetIn,
 } from '../subgraphs/assets/datasets/write.ts';
+import { lookupOf, refreshLookups } from '../subgraphs/assets/lookup.ts';
 import {
   type EffectiveProfile,
   effectiveProfile,
@@ -272,7 +273,17 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
           })),
         )
         .execute();
+      await refreshLookups(kyselyExec(trx), group);
     }
+    const lookupNames = new Map(
+      (
+        await trx
+          .selectFrom('asset_profiles')
+          .select(['user_group', 'profile', 'lookup_names'])
+          .where('user_group', 'in', [...DEMO_GROUPS])
+          .execute()
+      ).map((r) => [`${r.user_group}/${r.profile}`, r.lookup_names]),
+    );
 
     const assets: Insertable<AssetsTable>[] = [];
     const registry: DatasetRow[] = [];
@@ -294,6 +305,7 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
         profile,
         id,
         properties: JSON.stringify(properties),
+        lookup: lookupOf(properties, lookupNames.get(`${group}/${profile}`)!),
         observation: null,
         geometry: JSON.stringify({ type: 'Point', coordinates: [round(lon), round(lat)] }),
         display_name: displayNameOf(p.document, id, properties),

@@ -14,6 +14,7 @@ import * as assetSearchIndex from './migrations/20261122T1300_asset_search_index
 import * as assetGeometryIndex from './migrations/20261122T1400_asset_geometry_index.ts';
 import * as sessionRefs from './migrations/20261122T1500_session_refs.ts';
 import * as partialGeometryIndex from './migrations/20261123T2200_partial_geometry_index.ts';
+import * as lookupKeys from './migrations/20261124T0100_lookup_keys.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '20261122T1400_asset_geometry_index': assetGeometryIndex,
   '20261122T1500_session_refs': sessionRefs,
   '20261123T2200_partial_geometry_index': partialGeometryIndex,
+  '20261124T0100_lookup_keys': lookupKeys,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

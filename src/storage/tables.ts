@@ -13,6 +13,8 @@ export interface AssetProfilesTable {
   owner_username: string;
   /** The profile document less its extensions (docs/assets.md). */
   definition: Json<Record<string, unknown>>;
+  /** Derived from the group's relationships: what its assets are found by (assets/lookup.ts). */
+  lookup_names: Generated<string[]>;
   version: Generated<number>;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
@@ -35,6 +37,8 @@ export interface AssetsTable {
   /** When each key of `observation` was observed (ISO text): late, older values never win. */
   observation_at: Json<Record<string, string> | null> | null;
   geometry: Json<Record<string, unknown> | null> | null;
+  /** `properties` restricted to the profile's lookup names; null when none (assets/lookup.ts). */
+  lookup: Json<Record<string, unknown> | null> | null;
   display_name: string;
   is_deleted: Generated<boolean>;
   modified_at: DefaultTimestamp;

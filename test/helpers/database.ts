@@ -18,7 +18,17 @@ export async function freshDatabase(
   if (!admin) {
     const database = await openDatabase({ memory: true }, options);
     await migrateToLatest(database.db);
-    return Object.assign(database, { url: undefined });
+    const close = database.close.bind(database);
+    return Object.assign(database, {
+      url: undefined,
+      async close() {
+        try {
+          await expectLookupKeysCurrent(database);
+        } finally {
+          await close();
+        }
+      },
+    });
   }
   const name = `assetql_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const adminClient = new pg.Client({ connectionString: admin });
@@ -33,11 +43,47 @@ export async function freshDatabase(
   return Object.assign(database, {
     url: url.toString(),
     async close() {
-      await close();
+      try {
+        await expectLookupKeysCurrent(database);
+      } finally {
+        await close();
+      }
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       await c.query(`drop database if exists ${name} with (force)`);
       await c.end();
     },
   });
+}
+
+/**
+ * Every writer of assets keeps `lookup` (src/subgraphs/assets/lookup.ts): whatever a test file
+ * wrote, by whichever path, each asset's lookup keys must be its properties restricted to its
+ * profile's lookup names, and those names must cover what the group's relationships look
+ * up (more is harmless: a profile deleted by hand leaves its targets' names as they were).
+ * Checked when the file's database closes, against a plain reimplementation of both rules.
+ */
+async function expectLookupKeysCurrent(database: Database): Promise<void> {
+  const { rows: stale } = await database.pool.query(
+    `select a.user_group, a.profile, a.id, a.lookup, p.lookup_names from assets a
+     join asset_profiles p using (user_group, profile)
+     where a.lookup is distinct from (
+       select jsonb_object_agg(e.key, e.value) from jsonb_each(a.properties) e
+       where e.key = any(p.lookup_names) and e.value <> 'null'::jsonb)
+     limit 5`,
+  );
+  if (stale.length > 0) throw new Error(`assets with stale lookup keys: ${JSON.stringify(stale)}`);
+  const { rows: names } = await database.pool.query(
+    `select p.user_group, p.profile, p.lookup_names from asset_profiles p
+     where not p.lookup_names @> array(
+       select n from (
+         select distinct r ->> 'lookupProperty' as n from (
+           select definition from asset_profiles where user_group = p.user_group
+           union all select definition from asset_profile_extensions where user_group = p.user_group) d,
+           jsonb_array_elements(coalesce(d.definition -> 'relationships', '[]')) r
+         where r ->> 'profile' = p.profile and r ->> 'lookupType' in ('PROPERTY', 'PROPERTY_LIST')) x
+       order by n collate "C")
+     limit 5`,
+  );
+  if (names.length > 0) throw new Error(`profiles with stale lookup names: ${JSON.stringify(names)}`);
 }

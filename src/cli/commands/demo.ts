@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { DEMO_PROFILE_DOCUMENTS } from '../../demo/seed.ts';
 import type { Database } from '../../storage/database.ts';
 import { profilesWithExtensions } from '../../subgraphs/assets/assets.repository.ts';
+import { kyselyExec } from '../../subgraphs/assets/datasets/write.ts';
 import { type UpsertResult, upsertAssets } from '../../subgraphs/assets/import/upsert.ts';
 import {
   type AssetImportRow,
@@ -9,6 +10,7 @@ import {
   prepareProfile,
   validateAsset,
 } from '../../subgraphs/assets/import/validate.ts';
+import { refreshLookups } from '../../subgraphs/assets/lookup.ts';
 import { effectiveProfile } from '../../subgraphs/assets/profiles/definition.ts';
 import { progress, round } from './import.ts';
 import { withDatabase } from './users.ts';
@@ -170,6 +172,7 @@ async function ensureProfiles(database: Database, group: string): Promise<void> 
     )
     .onConflict((oc) => oc.columns(['user_group', 'profile']).doNothing())
     .execute();
+  await refreshLookups(kyselyExec(database.db), group);
 }
 
 /** Generates and validates rows lazily, so a chunk streams into COPY as it is made. */

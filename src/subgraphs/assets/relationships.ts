@@ -40,7 +40,8 @@ const targetKey = (profile: string, r: EffectiveRelationship, value: unknown) =>
 /**
  * Batches `related` for every asset of a request: one statement per (target profile, lookup)
  * pair, however many source assets ask. Each value finds at most MAX_RELATED targets, in id
- * order, through a lateral join that the primary key or the GIN index on properties serves.
+ * order, through a lateral join that the primary key or the GIN index on lookup keys serves
+ * (`lookup` holds the properties relationships find assets by: ./lookup.ts).
  */
 export function createRelatedLoader(db: Kysely<Tables>, group: string) {
   return new DataLoader<RelatedKey, AssetRow[], string>(
@@ -105,9 +106,9 @@ async function lookup(
   if (r.lookupType === 'ID') {
     match = sql`t.id = v.value #>> '{}'`;
   } else if (r.lookupType === 'PROPERTY' && r.lookupProperty) {
-    match = sql`t.properties @> jsonb_build_object(${r.lookupProperty}::text, v.value)`;
+    match = sql`t.lookup @> jsonb_build_object(${r.lookupProperty}::text, v.value)`;
   } else if (r.lookupType === 'PROPERTY_LIST' && r.lookupProperty) {
-    match = sql`t.properties @> jsonb_build_object(${r.lookupProperty}::text, jsonb_build_array(v.value))`;
+    match = sql`t.lookup @> jsonb_build_object(${r.lookupProperty}::text, jsonb_build_array(v.value))`;
   } else {
     return [];
   }

@@ -21,6 +21,7 @@ import { type AssetFilterInput, FilterError, type ProfileLookup } from './filter
 import { bboxOf } from './geometry.ts';
 import { deleteAssets, upsertAssets } from './import/upsert.ts';
 import { type AssetImportRow, prepareProfile, validateAsset } from './import/validate.ts';
+import { lockLookupNames, lookupOf } from './lookup.ts';
 import type { EffectiveProfile, ExtensionDocument } from './profiles/definition.ts';
 import { displayNameOf } from './profiles/display-name.ts';
 import {
@@ -471,7 +472,8 @@ export const resolvers: Resolvers = {
             MANUAL_DATASET,
             rows.map((r) => ({ id: r.id, values: r.properties, geometry: r.geometry })),
           );
-        else
+        else {
+          const names = await lockLookupNames(kyselyExec(trx), group, target.profile);
           await trx
             .insertInto('assets')
             .values(
@@ -481,6 +483,7 @@ export const resolvers: Resolvers = {
                 id: r.id,
                 properties: JSON.stringify(r.properties),
                 geometry: r.geometry ? JSON.stringify(r.geometry) : null,
+                lookup: lookupOf(r.properties, names),
                 display_name: r.display_name,
                 is_deleted: r.is_deleted,
               })),
@@ -489,12 +492,14 @@ export const resolvers: Resolvers = {
               oc.columns(['user_group', 'profile', 'id']).doUpdateSet((eb) => ({
                 properties: eb.ref('excluded.properties'),
                 geometry: eb.fn.coalesce('excluded.geometry', 'assets.geometry'),
+                lookup: eb.ref('excluded.lookup'),
                 display_name: eb.ref('excluded.display_name'),
                 is_deleted: eb.ref('excluded.is_deleted'),
                 modified_at: new Date(),
               })),
             )
             .execute();
+        }
         if (conversion.delete_source) {
           await deleteAssets({ db: trx }, group, input.profile, ids, {
             isDeletedProperty: source.document.isDeletedProperty,

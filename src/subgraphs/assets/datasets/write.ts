@@ -4,6 +4,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../../../storage/database.ts';
+import { lockLookupNames, lookupSql } from '../lookup.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
 import { displayNameOf } from '../profiles/display-name.ts';
 import { MANUAL_DATASET, type MergePlan, mergeKey, mergePlanOf, stateDatasetsOf } from './plan.ts';
@@ -348,6 +349,7 @@ export async function mergeAssets(
   plan: MergePlan,
   ids: string,
 ): Promise<{ inserted: number; updated: number }> {
+  const lookupNames = await lockLookupNames(exec, group, profile);
   const [r] = await exec<{ inserted: number; updated: number; missing: string[] | null }>(
     `with ids as (${ids}),
      maps as (select * from unnest($4::text[], $5::text[], $6::text[]) as m(dataset, col, prop)),
@@ -368,12 +370,14 @@ export async function mergeAssets(
        group by i.id, i.geometry),
      prepared as (select id, geometry, properties, $7::jsonb || properties as w from merged),
      upserted as (
-       insert into assets as a (user_group, profile, id, properties, geometry, display_name, is_deleted, modified_at)
-       select $1, $2, id, properties, geometry, ${plan.displaySql ?? 'id'}, ${plan.deletedSql}, now()
+       insert into assets as a (user_group, profile, id, properties, geometry, lookup, display_name, is_deleted, modified_at)
+       select $1, $2, id, properties, geometry, ${lookupSql(lookupNames.length, 'properties', '$10::text[]')},
+         ${plan.displaySql ?? 'id'}, ${plan.deletedSql}, now()
        from prepared
        on conflict (user_group, profile, id) do update set
          properties = excluded.properties,
          geometry = coalesce(excluded.geometry, a.geometry),
+         lookup = excluded.lookup,
          display_name = excluded.display_name,
          is_deleted = excluded.is_deleted,
          modified_at = case
@@ -405,6 +409,7 @@ export async function mergeAssets(
           ]),
         ),
       ),
+      lookupNames,
     ],
   );
   if (r!.missing?.length) {

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from '../../../../test/helpers/database.ts';
+import { kyselyExec } from '../datasets/write.ts';
+import { refreshLookups } from '../lookup.ts';
 import { type EffectiveProfile, effectiveProfile, type ProfileDocument } from '../profiles/definition.ts';
 import { compileFilter } from './compile.ts';
 import { type AssetRecord, evaluateFilter } from './evaluate.ts';
@@ -678,6 +680,8 @@ beforeAll(async () => {
       })),
     )
     .execute();
+  // The profiles' lookup names and the assets' lookup keys, as the profile service keeps them.
+  for (const group of ['g1', 'g2']) await refreshLookups(kyselyExec(db), group);
 
   // The reference sees the rows as stored (jsonb normalises), not as generated.
   const read = await db

@@ -111,13 +111,25 @@ describe.each(methods)('upsertAssets (%s)', (method) => {
   it('writes nothing when the database refuses a row, and the pool stays usable', async () => {
     await expect(
       upsertAssets(database, 'demo', 'no-such-profile', [row(`${p}x`, { name: 'x' })], { method }),
-    ).rejects.toThrow(/foreign key/);
+    ).rejects.toThrow(/no profile no-such-profile/);
+    // jsonb has no NUL character: PostgreSQL refuses the second row, after the first was sent.
+    await expect(
+      upsertAssets(
+        database,
+        'demo',
+        'well',
+        [row(`${p}x`, { name: 'x' }), row(`${p}n`, { name: 'a\u0000b' })],
+        {
+          method,
+        },
+      ),
+    ).rejects.toThrow(/unsupported Unicode escape sequence|invalid byte sequence|null character/i);
     await expect(
       upsertAssets(database, 'demo', 'well', [row(`${p}d`, { name: 'a' }), row(`${p}d`, { name: 'b' })], {
         method,
       }),
     ).rejects.toThrow(DuplicateIdError);
-    expect(await read([`${p}x`, `${p}d`])).toEqual([]);
+    expect(await read([`${p}x`, `${p}n`, `${p}d`])).toEqual([]);
     const { rows } = await database.pool.query('select 1 as ok');
     expect(rows).toEqual([{ ok: 1 }]);
   });

@@ -6,7 +6,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Database } from '../../../storage/database.ts';
 import type { Tables } from '../../../storage/tables.ts';
 import { MANUAL_DATASET, mergePlanOf } from '../datasets/plan.ts';
-import { forgetAssets, kyselyExec, writeUpDataset } from '../datasets/write.ts';
+import { clientExec, forgetAssets, kyselyExec, writeUpDataset } from '../datasets/write.ts';
+import { lockLookupNames, lookupSql } from '../lookup.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
 import type { AssetImportRow } from './validate.ts';
 
@@ -95,10 +96,11 @@ export async function upsertAssets(
   let broken: Error | undefined;
   try {
     await client.query('begin');
+    const names = await lockLookupNames(clientExec(client), group, profile);
     const counts =
       method === 'copy'
-        ? await viaCopy(client, group, profile, rows, options)
-        : await viaInsert(client, group, profile, rows, options);
+        ? await viaCopy(client, group, profile, names, rows, options)
+        : await viaInsert(client, group, profile, names, rows, options);
     await client.query('commit');
     if (await statisticsStale(client, group, profile, counts.inserted)) await client.query(ANALYZE);
     return { ...counts, method };
@@ -149,6 +151,7 @@ const ON_CONFLICT = `
   on conflict (user_group, profile, id) do update set
     properties = excluded.properties,
     geometry = coalesce(excluded.geometry, a.geometry),
+    lookup = excluded.lookup,
     display_name = excluded.display_name,
     is_deleted = excluded.is_deleted,
     modified_at = excluded.modified_at
@@ -163,6 +166,7 @@ async function viaCopy(
   client: pg.PoolClient,
   group: string,
   profile: string,
+  lookupNames: string[],
   rows: Rows,
   options: UpsertOptions,
 ): Promise<Omit<UpsertResult, 'method'>> {
@@ -233,12 +237,13 @@ async function viaCopy(
       );
       const { rows: counts } = await client.query<{ inserted: number; changed: number }>(
         `with upserted as (
-          insert into assets as a (user_group, profile, id, properties, geometry, display_name, is_deleted, modified_at)
-          select $1, $2, s.id, s.properties, s.geometry, s.display_name, s.is_deleted, now()
+          insert into assets as a (user_group, profile, id, properties, geometry, lookup, display_name, is_deleted, modified_at)
+          select $1, $2, s.id, s.properties, s.geometry, ${lookupSql(lookupNames.length, 's.properties', '$3::text[]')},
+            s.display_name, s.is_deleted, now()
           from assetql_import_staging s
           ${ON_CONFLICT}
         ) ${COUNT}`,
-        [group, profile],
+        [group, profile, lookupNames],
       );
       inserted += Number(counts[0]!.inserted);
       changed += Number(counts[0]!.changed);
@@ -310,6 +315,7 @@ async function viaInsert(
   client: pg.PoolClient,
   group: string,
   profile: string,
+  lookupNames: string[],
   rows: Rows,
   options: UpsertOptions,
 ): Promise<Omit<UpsertResult, 'method'>> {
@@ -329,8 +335,9 @@ async function viaInsert(
       }
     const { rows: counts } = await client.query<{ inserted: number; changed: number }>(
       `with upserted as (
-        insert into assets as a (user_group, profile, id, properties, geometry, display_name, is_deleted, modified_at)
-        select $1, $2, u.id, u.properties, u.geometry, u.display_name, u.is_deleted, now()
+        insert into assets as a (user_group, profile, id, properties, geometry, lookup, display_name, is_deleted, modified_at)
+        select $1, $2, u.id, u.properties, u.geometry, ${lookupSql(lookupNames.length, 'u.properties', '$8::text[]')},
+          u.display_name, u.is_deleted, now()
         from unnest($3::text[], $4::jsonb[], $5::jsonb[], $6::text[], $7::boolean[])
           as u(id, properties, geometry, display_name, is_deleted)
         ${ON_CONFLICT}
@@ -343,6 +350,7 @@ async function viaInsert(
         chunk.map((r) => (r.geometry ? JSON.stringify(r.geometry) : null)),
         chunk.map((r) => r.display_name),
         chunk.map((r) => r.is_deleted),
+        lookupNames,
       ],
     );
     inserted += Number(counts[0]!.inserted);
@@ -393,6 +401,7 @@ export async function deleteAssets(
   const inTransaction = <T>(fn: (trx: Kysely<Tables>) => Promise<T>) =>
     database.db.isTransaction ? fn(database.db) : database.db.transaction().execute(fn);
   return inTransaction(async (trx) => {
+    const lookupNames = await lockLookupNames(kyselyExec(trx), group, profile);
     let deleted = 0;
     for (let i = 0; i < ids.length; i += 10_000) {
       const slice = ids.slice(i, i + 10_000);
@@ -425,6 +434,10 @@ export async function deleteAssets(
                 ? {
                     properties:
                       sql`jsonb_set(properties, array[${options.isDeletedProperty}::text], 'true'::jsonb)` as never,
+                    // The flag's new value, when relationships find assets by it (assets/lookup.ts).
+                    lookup: sql`case when ${options.isDeletedProperty}::text = any(${lookupNames}::text[])
+                      then coalesce(lookup, '{}'::jsonb) || jsonb_build_object(${options.isDeletedProperty}::text, true)
+                      else lookup end` as never,
                   }
                 : {}),
             })

@@ -2,6 +2,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Tables } from '../../../storage/tables.ts';
 import { profilesWithExtensions } from '../assets.repository.ts';
 import { DatasetWriteError, followProfileChange, kyselyExec } from '../datasets/write.ts';
+import { refreshLookups } from '../lookup.ts';
 import {
   type EffectiveProfile,
   type ExtensionDocument,
@@ -59,7 +60,8 @@ async function loadAll(db: Db, group: string): Promise<Map<string, EffectiveProf
 
 /**
  * Creates or replaces profiles as one change: every profile is validated against the others
- * (old and new), and either all land or none. Assets' display names and deleted flags follow.
+ * (old and new), and either all land or none. Assets' display names, deleted flags and lookup
+ * keys follow.
  */
 export async function applyProfiles(
   db: Kysely<Tables>,
@@ -119,6 +121,7 @@ export async function applyProfiles(
         );
         await refreshAssets(trx, next.get(input.profile)!);
       }
+      await refreshLookups(kyselyExec(trx), group);
       return { ok: true, profiles: inputs.map((i) => i.profile) };
     }),
   );
@@ -255,6 +258,7 @@ export async function putExtension(
       await touch(trx, group, profile);
       await followProfileChange(kyselyExec(trx), group, p, next);
       await refreshAssets(trx, next);
+      await refreshLookups(kyselyExec(trx), group);
       return { ok: true, profiles: [profile] };
     }),
   );
@@ -287,6 +291,7 @@ export async function removeExtension(
       await touch(trx, group, profile);
       await followProfileChange(kyselyExec(trx), group, p, next);
       await refreshAssets(trx, next);
+      await refreshLookups(kyselyExec(trx), group);
       return { ok: true, profiles: [profile] };
     }),
   );

@@ -1,0 +1,235 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kyselyExec } from '../../src/subgraphs/assets/datasets/write.ts';
+import { deleteAssets, upsertAssets } from '../../src/subgraphs/assets/import/upsert.ts';
+import type { AssetImportRow } from '../../src/subgraphs/assets/import/validate.ts';
+import { createAssetLoaders } from '../../src/subgraphs/assets/loaders.ts';
+import { lookupOf, lookupSql } from '../../src/subgraphs/assets/lookup.ts';
+import {
+  applyProfiles,
+  putExtension,
+  removeExtension,
+} from '../../src/subgraphs/assets/profiles/profiles.service.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+/**
+ * Lookup keys (src/subgraphs/assets/lookup.ts): each asset keeps the properties relationships
+ * find it by, and only those are indexed. What is looked up must be there after every kind of
+ * profile change; what is not looked up must not be; and a missing profile is still refused.
+ * (Every test file's database is also checked on close: test/helpers/database.ts.)
+ */
+const GROUP = 'lookups';
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  const outcome = await applyProfiles(database.db, GROUP, 'tester', [
+    {
+      profile: 'site',
+      title: 'Site',
+      displayNameProperty: 'name',
+      properties: [{ name: 'name', type: 'STRING' }],
+      relationships: [
+        {
+          relationship: 'facilities',
+          type: 'MANY',
+          profile: 'facility',
+          referenceType: 'ID',
+          lookupType: 'PROPERTY',
+          lookupProperty: 'siteId',
+        },
+      ],
+    },
+    {
+      profile: 'facility',
+      title: 'Facility',
+      displayNameProperty: 'name',
+      isDeletedProperty: 'closed',
+      properties: [
+        { name: 'name', type: 'STRING' },
+        { name: 'siteId', type: 'STRING' },
+        { name: 'code', type: 'STRING' },
+        { name: 'crews', type: 'JSON' },
+        { name: 'closed', type: 'BOOLEAN', default: false },
+      ],
+    },
+    {
+      profile: 'crew',
+      title: 'Crew',
+      displayNameProperty: 'name',
+      properties: [{ name: 'name', type: 'STRING' }],
+      relationships: [
+        {
+          relationship: 'facilities',
+          type: 'MANY',
+          profile: 'facility',
+          referenceType: 'ID',
+          lookupType: 'PROPERTY_LIST',
+          lookupProperty: 'crews',
+        },
+      ],
+    },
+  ]);
+  expect(outcome).toMatchObject({ ok: true });
+  const rows = (n: number, make: (i: number) => Record<string, unknown>): AssetImportRow[] =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `X-${i}`,
+      properties: make(i),
+      display_name: `X-${i}`,
+      geometry: null,
+      is_deleted: false,
+    }));
+  await upsertAssets(
+    database,
+    GROUP,
+    'site',
+    rows(3, (i) => ({ name: `Site ${i}` })).map((r, i) => ({ ...r, id: `S-${i}` })),
+  );
+  await upsertAssets(
+    database,
+    GROUP,
+    'crew',
+    rows(2, (i) => ({ name: `Crew ${i}` })).map((r, i) => ({ ...r, id: `C-${i}` })),
+  );
+  // Facilities: site S-(i % 3), crews C-0 and/or C-1, a code; F-9 has no site and a null crew list.
+  await upsertAssets(
+    database,
+    GROUP,
+    'facility',
+    rows(10, (i) =>
+      i === 9
+        ? { name: 'Loose', code: 'K-9', crews: null }
+        : {
+            name: `Facility ${i}`,
+            siteId: `S-${i % 3}`,
+            code: `K-${i}`,
+            crews: i % 2 ? ['C-0', 'C-1'] : ['C-0'],
+          },
+    ).map((r, i) => ({ ...r, id: `F-${i}` })),
+  );
+});
+afterAll(() => database?.close());
+
+const namesOf = async () =>
+  Object.fromEntries(
+    (
+      await database.db
+        .selectFrom('asset_profiles')
+        .select(['profile', 'lookup_names'])
+        .where('user_group', '=', GROUP)
+        .execute()
+    ).map((r) => [r.profile, r.lookup_names]),
+  );
+
+const lookupsOf = async (profile: string) =>
+  Object.fromEntries(
+    (
+      await database.db
+        .selectFrom('assets')
+        .select(['id', 'lookup'])
+        .where('user_group', '=', GROUP)
+        .where('profile', '=', profile)
+        .orderBy('id')
+        .execute()
+    ).map((r) => [r.id, r.lookup]),
+  );
+
+/** The ids `relationship` of `profile`/`id` resolves to, through the batched loader. */
+async function related(profile: string, id: string, relationship: string): Promise<string[]> {
+  const loaders = createAssetLoaders(database.db, GROUP);
+  const source = (await loaders.asset.load({ profile, id }))!;
+  const p = (await loaders.profile.load(profile))!;
+  const r = p.relationships.find((x) => x.relationship === relationship)!;
+  return (await loaders.related.load({ source, relationship: r, params: null })).map((a) => a.id);
+}
+
+describe('lookup keys', () => {
+  it('derives each profile’s lookup names from the relationships that target it', async () => {
+    expect(await namesOf()).toEqual({ site: [], facility: ['crews', 'siteId'], crew: [] });
+    const lookups = await lookupsOf('facility');
+    expect(lookups['F-1']).toEqual({ siteId: 'S-1', crews: ['C-0', 'C-1'] });
+    expect(lookups['F-9']).toBeNull(); // no site; a JSON null is no key
+    expect((await lookupsOf('site'))['S-0']).toBeNull();
+    expect(await related('site', 'S-1', 'facilities')).toEqual(['F-1', 'F-4', 'F-7']);
+    expect(await related('crew', 'C-1', 'facilities')).toEqual(['F-1', 'F-3', 'F-5', 'F-7']);
+  });
+
+  it('rewrites the keys of every asset when an extension adds or removes a lookup', async () => {
+    const added = await putExtension(database.db, GROUP, 'site', 'codes', {
+      relationships: [
+        {
+          relationship: 'byCode',
+          type: 'MANY',
+          profile: 'facility',
+          referenceType: 'PROPERTY',
+          referenceProperty: 'name',
+          lookupType: 'PROPERTY',
+          lookupProperty: 'code',
+        },
+      ],
+    });
+    expect(added).toMatchObject({ ok: true });
+    expect((await namesOf()).facility).toEqual(['code', 'crews', 'siteId']);
+    expect((await lookupsOf('facility'))['F-9']).toEqual({ code: 'K-9' });
+    await upsertAssets(database, GROUP, 'site', [
+      { id: 'S-K', properties: { name: 'K-4' }, display_name: 'K-4', geometry: null, is_deleted: false },
+    ]);
+    expect(await related('site', 'S-K', 'byCode')).toEqual(['F-4']);
+
+    expect(await removeExtension(database.db, GROUP, 'site', 'codes')).toMatchObject({ ok: true });
+    expect((await namesOf()).facility).toEqual(['crews', 'siteId']);
+    expect((await lookupsOf('facility'))['F-9']).toBeNull();
+    expect((await lookupsOf('facility'))['F-4']).toEqual({ siteId: 'S-1', crews: ['C-0'] });
+  });
+
+  it('keeps a looked-up deleted flag current through soft deletion', async () => {
+    // A relationship that finds facilities by their deleted flag makes `closed` a lookup key.
+    const added = await putExtension(database.db, GROUP, 'crew', 'closures', {
+      relationships: [
+        {
+          relationship: 'closedFacilities',
+          type: 'MANY',
+          profile: 'facility',
+          referenceType: 'PARAMETER',
+          referenceProperty: 'closed',
+          lookupType: 'PROPERTY',
+          lookupProperty: 'closed',
+          parameters: [{ name: 'closed', type: 'BOOLEAN' }],
+        },
+      ],
+    });
+    expect(added).toMatchObject({ ok: true });
+    expect((await namesOf()).facility).toEqual(['closed', 'crews', 'siteId']);
+    await deleteAssets(database, GROUP, 'facility', ['F-2'], { isDeletedProperty: 'closed' });
+    expect((await lookupsOf('facility'))['F-2']).toEqual({ siteId: 'S-2', crews: ['C-0'], closed: true });
+    expect(await removeExtension(database.db, GROUP, 'crew', 'closures')).toMatchObject({ ok: true });
+  });
+
+  it('computes the same keys in TypeScript and in SQL', async () => {
+    const key = fc.constantFrom('a', 'b', 'c', 'constructor', 'x y');
+    const value = fc.oneof(
+      fc.constant(null),
+      fc.string({ maxLength: 3 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.array(fc.oneof(fc.string({ maxLength: 2 }), fc.constant(null)), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom('p', 'q'), fc.oneof(fc.constant(null), fc.integer())),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(key, value),
+        fc.uniqueArray(key, { maxLength: 4 }),
+        async (properties, names) => {
+          const expression = lookupSql(names.length, '$1::jsonb', '$2::text[]');
+          const [row] = await kyselyExec(database.db)<{ lookup: unknown }>(
+            `select $1::jsonb as properties, ${expression} as lookup`,
+            [JSON.stringify(properties), names],
+          );
+          const ts = lookupOf(properties, names);
+          expect(ts === null ? null : JSON.parse(ts)).toEqual(row!.lookup);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
