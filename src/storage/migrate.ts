@@ -15,6 +15,7 @@ import * as assetGeometryIndex from './migrations/20261122T1400_asset_geometry_i
 import * as sessionRefs from './migrations/20261122T1500_session_refs.ts';
 import * as partialGeometryIndex from './migrations/20261123T2200_partial_geometry_index.ts';
 import * as lookupKeys from './migrations/20261124T0100_lookup_keys.ts';
+import * as profileCheck from './migrations/20261124T0200_profile_check_per_statement.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '20261122T1500_session_refs': sessionRefs,
   '20261123T2200_partial_geometry_index': partialGeometryIndex,
   '20261124T0100_lookup_keys': lookupKeys,
+  '20261124T0200_profile_check_per_statement': profileCheck,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kyselyExec } from '../../src/subgraphs/assets/datasets/write.ts';
 import { deleteAssets, upsertAssets } from '../../src/subgraphs/assets/import/upsert.ts';
@@ -231,5 +232,70 @@ describe('lookup keys', () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('assets belong to a profile of their group (checked per statement)', () => {
+  const code = async (statement: Promise<unknown>) => {
+    try {
+      await statement;
+      return null;
+    } catch (e) {
+      return (e as { code?: string }).code;
+    }
+  };
+
+  it('refuses assets of a profile the group does not have, and writes none of the statement', async () => {
+    const before = await sql<{ n: number }>`select count(*)::int as n from assets`.execute(database.db);
+    expect(
+      await code(
+        sql`insert into assets (user_group, profile, id, display_name) values
+          (${GROUP}, 'site', 'S-new', ''), (${GROUP}, 'nowhere', 'N-1', '')`.execute(database.db),
+      ),
+    ).toBe('23503');
+    expect(
+      await code(
+        sql`insert into assets (user_group, profile, id, display_name) values ('other-group', 'site', 'S-0', '')`.execute(
+          database.db,
+        ),
+      ),
+    ).toBe('23503');
+    const after = await sql<{ n: number }>`select count(*)::int as n from assets`.execute(database.db);
+    expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
+    await expect(
+      upsertAssets(database, GROUP, 'nowhere', [
+        { id: 'N-1', properties: {}, display_name: '', geometry: null, is_deleted: false },
+      ]),
+    ).rejects.toThrow(/no profile nowhere/);
+  });
+
+  it('refuses to move an asset to another profile or group', async () => {
+    expect(
+      await code(
+        sql`update assets set profile = 'crew' where user_group = ${GROUP} and profile = 'site' and id = 'S-0'`.execute(
+          database.db,
+        ),
+      ),
+    ).toBe('23503');
+  });
+
+  it('deletes a profile’s assets with the profile, and no other group’s', async () => {
+    await applyProfiles(database.db, 'lookups-other', 'tester', [
+      {
+        profile: 'crew',
+        title: 'Crew',
+        displayNameProperty: 'name',
+        properties: [{ name: 'name', type: 'STRING' }],
+      },
+    ]);
+    await upsertAssets(database, 'lookups-other', 'crew', [
+      { id: 'C-0', properties: { name: 'Other' }, display_name: 'Other', geometry: null, is_deleted: false },
+    ]);
+    await sql`delete from asset_profiles where user_group = ${GROUP} and profile = 'crew'`.execute(
+      database.db,
+    );
+    const left = await sql<{ user_group: string; id: string }>`
+      select user_group, id from assets where profile = 'crew' order by user_group, id`.execute(database.db);
+    expect(left.rows).toEqual([{ user_group: 'lookups-other', id: 'C-0' }]);
   });
 });
