@@ -203,6 +203,10 @@ describe('query plans', () => {
     const p = await plan(lookups[0]!.text, lookups[0]!.values);
     expect(p).toContain('assets_lookup');
     expect(p).not.toMatch(/Seq Scan on assets|Seq Scan$/);
+    // Without a pending list: after a bulk load every probe would read it whole until a vacuum.
+    const { rows } = await sql<{ reloptions: string[] }>`
+      select reloptions from pg_class where relname = 'assets_lookup'`.execute(database.db);
+    expect(rows[0]!.reloptions).toContain('fastupdate=off');
   });
 
   it('runs without JIT compilation on PostgreSQL (it cost 120-170 ms on this lookup at a million wells)', async () => {
