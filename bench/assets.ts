@@ -81,9 +81,13 @@ export async function assetsBench(options: { quick: boolean }): Promise<AssetsBe
     // Bulk throughput on PostgreSQL: 100,000 new rows (`--quick`) or a million, one transaction.
     const rows = postgres ? (options.quick ? 100_000 : 1_000_000) : options.quick ? 20_000 : 100_000;
     const file = join(tmpdir(), `assetql-bench-${process.pid}.csv`);
+    // Each new well at one of the generated facilities, scattered (the relationship's lookup key).
+    const facilities = await idsOf(server.env, 'facility');
     const lines = ['id,name,status,depth,uwi,facilityId'];
     for (let i = 0; i < rows; i++)
-      lines.push(`IMP-${i},Imported ${i},producing,${1000 + (i % 3000)},100/${i},F-1`);
+      lines.push(
+        `IMP-${i},Imported ${i},producing,${1000 + (i % 3000)},100/${i},${facilities[(i * 7919) % facilities.length]}`,
+      );
     writeFileSync(file, `${lines.join('\n')}\n`);
     const imported = JSON.parse(await server.cli(['import', file, '--profile', 'well', '--group', GROUP]));
 
@@ -101,21 +105,35 @@ export async function assetsBench(options: { quick: boolean }): Promise<AssetsBe
   }
 }
 
-async function nthWellId(env: NodeJS.ProcessEnv, offset: number): Promise<string> {
-  // PostgreSQL by URL; for PGlite, the server's socket in DATA_DIR.
+/** Runs one query on the server's database: PostgreSQL by URL; PGlite by its socket in DATA_DIR. */
+async function query<R extends pg.QueryResultRow>(env: NodeJS.ProcessEnv, text: string, values: unknown[]) {
   const client = env.DATABASE_URL
     ? new pg.Client({ connectionString: env.DATABASE_URL })
     : new pg.Client({ host: env.DATA_DIR, port: 5432, user: 'postgres', database: 'postgres' });
   await client.connect();
   try {
-    const { rows } = await client.query(
-      'select id from assets where user_group = $1 and profile = $2 order by id offset $3 limit 1',
-      [GROUP, 'well', offset],
-    );
-    return rows[0].id;
+    return (await client.query<R>(text, values)).rows;
   } finally {
     await client.end();
   }
+}
+
+async function nthWellId(env: NodeJS.ProcessEnv, offset: number): Promise<string> {
+  const rows = await query<{ id: string }>(
+    env,
+    'select id from assets where user_group = $1 and profile = $2 order by id offset $3 limit 1',
+    [GROUP, 'well', offset],
+  );
+  return rows[0]!.id;
+}
+
+async function idsOf(env: NodeJS.ProcessEnv, profile: string): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    env,
+    'select id from assets where user_group = $1 and profile = $2 order by id',
+    [GROUP, profile],
+  );
+  return rows.map((r) => r.id);
 }
 
 export function assetsMarkdown(r: AssetsBenchResult): string {
