@@ -53,16 +53,27 @@ export interface MigrationReport {
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before any table type holds
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport> {
+  return migrateUpTo(db, null);
+}
+
+/**
+ * Applies pending migrations up to and including `name` (all of them for null): the state an
+ * older release left, for tests of a migration over existing data.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: migrations run before any table type holds
+export async function migrateUpTo(db: Kysely<any>, name: string | null): Promise<MigrationReport> {
+  if (name !== null && !(name in migrations)) throw new Error(`no migration ${name}`);
   const migrator = new Migrator({
     db,
     provider,
     migrationTableName: 'assetql_migrations',
     migrationLockTableName: 'assetql_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } =
+    name === null ? await migrator.migrateToLatest() : await migrator.migrateTo(name);
   if (error) throw error instanceof Error ? error : new Error(String(error));
-  return {
-    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
-    pending: 0,
-  };
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const names = Object.keys(migrations);
+  const done = name === null ? names.length : names.indexOf(name) + 1;
+  return { applied, pending: names.length - done };
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
-import { migrateToLatest } from '../../src/storage/migrate.ts';
+import { migrateUpTo } from '../../src/storage/migrate.ts';
 
 export interface TestDatabase extends Database {
   /** A connection string other processes can use (PostgreSQL runs only). */
@@ -12,12 +12,16 @@ export interface TestDatabase extends Database {
  * database on the PostgreSQL server named by DATABASE_URL (dropped again on close).
  */
 export async function freshDatabase(
-  options: { onConnect?: (c: pg.PoolClient) => void } = {},
+  options: {
+    onConnect?: (c: pg.PoolClient) => void;
+    /** Migrate only up to this migration (an older release's schema) @default all */
+    upTo?: string;
+  } = {},
 ): Promise<TestDatabase> {
   const admin = process.env.DATABASE_URL;
   if (!admin) {
     const database = await openDatabase({ memory: true }, options);
-    await migrateToLatest(database.db);
+    await migrateUpTo(database.db, options.upTo ?? null);
     const close = database.close.bind(database);
     return Object.assign(database, {
       url: undefined,
@@ -38,7 +42,7 @@ export async function freshDatabase(
   const url = new URL(admin);
   url.pathname = `/${name}`;
   const database = await openDatabase({ url: url.toString() }, options);
-  await migrateToLatest(database.db);
+  await migrateUpTo(database.db, options.upTo ?? null);
   const close = database.close.bind(database);
   return Object.assign(database, {
     url: url.toString(),
