@@ -57,14 +57,16 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       connectionString: target.url,
       max: options.maxConnections ?? 10,
       ...RESILIENCE,
-    });
-    // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
-    // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
-    // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million
-    // wells. Every statement here is short or a COPY. A SET, not a startup option, so that
-    // connection poolers that refuse unknown startup parameters still connect.
-    pool.on('connect', (client) => {
-      client.query('set jit = off').catch(() => {});
+      // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
+      // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
+      // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million
+      // wells. Every statement here is short or a COPY. A SET, not a startup option, so that
+      // connection poolers that refuse unknown startup parameters still connect; awaited before
+      // the pool hands the connection out (a query sent meanwhile would be queued behind it,
+      // which pg deprecates).
+      onConnect: async (client) => {
+        await client.query('set jit = off').catch(() => {});
+      },
     });
     return fromPool(pool, 'postgres', false, options);
   }
