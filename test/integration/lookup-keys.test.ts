@@ -206,6 +206,65 @@ describe('lookup keys', () => {
     expect(await removeExtension(database.db, GROUP, 'crew', 'closures')).toMatchObject({ ok: true });
   });
 
+  it('never keys rows by names a concurrent profile change replaced', async () => {
+    // Two connections are needed for the race; PGlite has one backend and runs them in turn.
+    if (database.engine !== 'postgres') return;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let sent!: () => void;
+    const halfway = new Promise<void>((r) => (sent = r));
+    // An import that has read the names (at its start) and is still sending rows...
+    const rows = async function* (): AsyncGenerator<AssetImportRow> {
+      yield {
+        id: 'F-R1',
+        properties: { name: 'Race 1', code: 'K-R1' },
+        display_name: 'Race 1',
+        geometry: null,
+        is_deleted: false,
+      };
+      sent();
+      await held;
+      yield {
+        id: 'F-R2',
+        properties: { name: 'Race 2', code: 'K-R2' },
+        display_name: 'Race 2',
+        geometry: null,
+        is_deleted: false,
+      };
+    };
+    const importing = upsertAssets(database, GROUP, 'facility', rows(), { chunkSize: 1, copyChunkRows: 1 });
+    await halfway;
+    // ...while an extension makes `code` a lookup name of facilities.
+    let changed = false;
+    const changing = putExtension(database.db, GROUP, 'site', 'race', {
+      relationships: [
+        {
+          relationship: 'byCode',
+          type: 'MANY',
+          profile: 'facility',
+          referenceType: 'PROPERTY',
+          referenceProperty: 'name',
+          lookupType: 'PROPERTY',
+          lookupProperty: 'code',
+        },
+      ],
+    }).then((outcome) => {
+      changed = true;
+      return outcome;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const waited = !changed; // the change must wait for the import holding the profile
+    release();
+    expect(waited).toBe(true);
+    expect(await importing).toMatchObject({ inserted: 2 });
+    expect(await changing).toMatchObject({ ok: true });
+    const lookups = await lookupsOf('facility');
+    expect(lookups['F-R1']).toEqual({ code: 'K-R1' });
+    expect(lookups['F-R2']).toEqual({ code: 'K-R2' });
+    expect(await removeExtension(database.db, GROUP, 'site', 'race')).toMatchObject({ ok: true });
+    await deleteAssets(database, GROUP, 'facility', ['F-R1', 'F-R2'], { hard: true });
+  });
+
   it('computes the same keys in TypeScript and in SQL', async () => {
     const key = fc.constantFrom('a', 'b', 'c', 'constructor', 'x y');
     const value = fc.oneof(
