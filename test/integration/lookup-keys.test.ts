@@ -155,7 +155,7 @@ describe('lookup keys', () => {
     expect(await related('crew', 'C-1', 'facilities')).toEqual(['F-1', 'F-3', 'F-5', 'F-7']);
   });
 
-  it('rewrites the keys of every asset when an extension adds or removes a lookup', async () => {
+  it('rewrites the keys of every asset when an extension adds a lookup, and keeps them after', async () => {
     const added = await putExtension(database.db, GROUP, 'site', 'codes', {
       relationships: [
         {
@@ -177,10 +177,20 @@ describe('lookup keys', () => {
     ]);
     expect(await related('site', 'S-K', 'byCode')).toEqual(['F-4']);
 
+    // Names are never dropped: a filter that saw one relies on every asset's keys holding it.
     expect(await removeExtension(database.db, GROUP, 'site', 'codes')).toMatchObject({ ok: true });
-    expect((await namesOf()).facility).toEqual(['crews', 'siteId']);
-    expect((await lookupsOf('facility'))['F-9']).toBeNull();
-    expect((await lookupsOf('facility'))['F-4']).toEqual({ siteId: 'S-1', crews: ['C-0'] });
+    expect((await namesOf()).facility).toEqual(['code', 'crews', 'siteId']);
+    expect((await lookupsOf('facility'))['F-9']).toEqual({ code: 'K-9' });
+    await upsertAssets(database, GROUP, 'facility', [
+      {
+        id: 'F-9',
+        properties: { name: 'Loose', code: 'K-99' },
+        display_name: 'Loose',
+        geometry: null,
+        is_deleted: false,
+      },
+    ]);
+    expect((await lookupsOf('facility'))['F-9']).toEqual({ code: 'K-99' });
   });
 
   it('keeps a looked-up deleted flag current through soft deletion', async () => {
@@ -200,9 +210,14 @@ describe('lookup keys', () => {
       ],
     });
     expect(added).toMatchObject({ ok: true });
-    expect((await namesOf()).facility).toEqual(['closed', 'crews', 'siteId']);
+    expect((await namesOf()).facility).toEqual(['closed', 'code', 'crews', 'siteId']);
     await deleteAssets(database, GROUP, 'facility', ['F-2'], { isDeletedProperty: 'closed' });
-    expect((await lookupsOf('facility'))['F-2']).toEqual({ siteId: 'S-2', crews: ['C-0'], closed: true });
+    expect((await lookupsOf('facility'))['F-2']).toEqual({
+      siteId: 'S-2',
+      code: 'K-2',
+      crews: ['C-0'],
+      closed: true,
+    });
     expect(await removeExtension(database.db, GROUP, 'crew', 'closures')).toMatchObject({ ok: true });
   });
 
@@ -234,18 +249,18 @@ describe('lookup keys', () => {
     };
     const importing = upsertAssets(database, GROUP, 'facility', rows(), { chunkSize: 1, copyChunkRows: 1 });
     await halfway;
-    // ...while an extension makes `code` a lookup name of facilities.
+    // ...while an extension makes `name` a lookup name of facilities.
     let changed = false;
     const changing = putExtension(database.db, GROUP, 'site', 'race', {
       relationships: [
         {
-          relationship: 'byCode',
+          relationship: 'byName',
           type: 'MANY',
           profile: 'facility',
           referenceType: 'PROPERTY',
           referenceProperty: 'name',
           lookupType: 'PROPERTY',
-          lookupProperty: 'code',
+          lookupProperty: 'name',
         },
       ],
     }).then((outcome) => {
@@ -259,8 +274,8 @@ describe('lookup keys', () => {
     expect(await importing).toMatchObject({ inserted: 2 });
     expect(await changing).toMatchObject({ ok: true });
     const lookups = await lookupsOf('facility');
-    expect(lookups['F-R1']).toEqual({ code: 'K-R1' });
-    expect(lookups['F-R2']).toEqual({ code: 'K-R2' });
+    expect(lookups['F-R1']).toEqual({ code: 'K-R1', name: 'Race 1' });
+    expect(lookups['F-R2']).toEqual({ code: 'K-R2', name: 'Race 2' });
     expect(await removeExtension(database.db, GROUP, 'site', 'race')).toMatchObject({ ok: true });
     await deleteAssets(database, GROUP, 'facility', ['F-R1', 'F-R2'], { hard: true });
   });

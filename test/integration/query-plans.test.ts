@@ -142,6 +142,28 @@ describe('query plans', () => {
     expect(rows[0]!.id).toBe('I-018001');
   });
 
+  it('an equality on a lookup property narrows through the lookup-key index', async () => {
+    const expected = (parents: number[]) =>
+      Array.from({ length: N }, (_, k) => k + 1)
+        .filter((i) => parents.includes(i % 500))
+        .map((i) => `I-${String(i).padStart(6, '0')}`)
+        .slice(0, 101);
+    for (const [filter, parents] of [
+      [{ property: { name: 'parentId', equals: 'P-7' } }, [7]],
+      [{ property: { name: 'parentId', in: ['P-7', 'P-321'] } }, [7, 321]],
+    ] as const) {
+      const q = pageQuery(filter);
+      const p = await plan(q.sql, q.parameters);
+      expect(p).toContain('assets_lookup');
+      expect(p).not.toMatch(/Seq Scan/);
+      const { rows } = await database.pool.query(q.sql, q.parameters as unknown[]);
+      expect(rows.map((r) => r.id)).toEqual(expected([...parents]));
+    }
+    // Case-insensitive equality is not what the keys hold: read in key order, as before.
+    const q = pageQuery({ property: { name: 'parentId', equals: 'p-7', caseInsensitive: true } });
+    expect(await plan(q.sql, q.parameters)).not.toContain('assets_lookup');
+  });
+
   it('a search for a rare word uses the trigram index on the display name', async () => {
     const q = pageQuery({ search: 'c4ca4238a0b923820dcc509a6f75849b' }); // md5('1')
     const p = await plan(q.sql, q.parameters);

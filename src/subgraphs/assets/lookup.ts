@@ -67,11 +67,16 @@ export async function lockLookupNames(exec: Exec, group: string, profile: string
 }
 
 /**
- * Re-derives every profile's lookup names in a group from the relationships of all its
- * profiles and extensions (each `lookupProperty` of a `PROPERTY` or `PROPERTY_LIST`
+ * Adds to every profile's lookup names in a group what the relationships of all its profiles
+ * and extensions look up (each `lookupProperty` of a `PROPERTY` or `PROPERTY_LIST`
  * relationship names a lookup property of its target), and rewrites the lookup keys of the
- * assets of each profile whose names changed. Run inside the transaction that changed the
+ * assets of each profile whose names grew. Run inside the transaction that changed the
  * profiles; the name update waits for writers holding {@link lockLookupNames}.
+ *
+ * Names are never dropped (a relationship removed leaves its property indexed): a reader that
+ * saw a name may rely on every asset's keys holding it — a filter narrows an equality on that
+ * property through the index — and that stays true however its read interleaves with profile
+ * changes. Names only appear together with the keys, in one transaction.
  */
 export async function refreshLookups(
   exec: Exec,
@@ -89,7 +94,8 @@ export async function refreshLookups(
        where r ->> 'lookupType' in ('PROPERTY', 'PROPERTY_LIST') and r ->> 'lookupProperty' is not null),
      derived as (
        select p.profile,
-         array(select n.name from (select distinct x.name from relationships x where x.target = p.profile) n
+         array(select n.name from (select x.name from relationships x where x.target = p.profile
+                                   union select unnest(p.lookup_names)) n
                order by n.name collate "C") as names
        from asset_profiles p where p.user_group = $1)
      update asset_profiles p set lookup_names = d.names

@@ -180,6 +180,34 @@ function effectiveValue(profile: EffectiveProfile, alias: string, name: string):
 }
 
 function compileProperty(p: AssetPropertyPredicateInput, profile: EffectiveProfile, alias: string): Sql {
+  const exact = compileComparison(p, profile, alias);
+  const narrowing = lookupNarrowing(p, profile, alias);
+  return narrowing === null ? exact : sql`(${narrowing} and ${exact})`;
+}
+
+/**
+ * An equality (`equals`, `in`) on a property the profile's lookup keys hold, restated as
+ * containment in the lookup keys, which the lookup-key index answers (docs/assets.md "Lookup
+ * keys"). It is implied by the exact comparison: an asset whose effective value equals a
+ * given value holds that value itself (unless the property has a default, which an asset
+ * lacking the property takes without a key: then no narrowing), and its lookup keys hold
+ * every non-null value of a lookup property. Null when it cannot narrow.
+ */
+function lookupNarrowing(
+  p: AssetPropertyPredicateInput,
+  profile: EffectiveProfile,
+  alias: string,
+): Sql | null {
+  if (!profile.lookupNames.includes(p.name) || p.caseInsensitive === true) return null;
+  const fallback = propertyInfo(profile, p.name)?.default;
+  if (fallback !== undefined && fallback !== null) return null;
+  const values: unknown[] | null = given(p.equals) ? [p.equals] : given(p.in) ? [...p.in] : null;
+  if (values === null) return null;
+  const lookup = column(alias, 'lookup');
+  return any(values.map((v) => sql`${lookup} @> ${JSON.stringify({ [p.name]: v })}::jsonb`));
+}
+
+function compileComparison(p: AssetPropertyPredicateInput, profile: EffectiveProfile, alias: string): Sql {
   const info = propertyInfo(profile, p.name);
   const op = OPERATORS.find((o) => given(p[o]));
   if (!info || !op) throw new FilterError('filter.property: invalid predicate');

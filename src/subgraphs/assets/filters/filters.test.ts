@@ -650,12 +650,6 @@ beforeAll(async () => {
           definition: JSON.stringify(document),
         })
         .execute();
-  const stored = await db
-    .selectFrom('asset_profiles')
-    .select(['user_group', 'profile', 'title', 'owner_username', 'definition'])
-    .where('user_group', '=', 'g1')
-    .execute();
-  for (const row of stored) profilesByName.set(row.profile, effectiveProfile(row, []));
 
   const r = rng(SEED);
   const assets: NewAsset[] = [...FIXTURES];
@@ -680,8 +674,16 @@ beforeAll(async () => {
       })),
     )
     .execute();
-  // The profiles' lookup names and the assets' lookup keys, as the profile service keeps them.
+  // The profiles' lookup names and the assets' lookup keys, as the profile service keeps them;
+  // equalities on lookup properties (facilityId, name, partnerIds) are narrowed through them.
   for (const group of ['g1', 'g2']) await refreshLookups(kyselyExec(db), group);
+  const stored = await db
+    .selectFrom('asset_profiles')
+    .select(['user_group', 'profile', 'title', 'owner_username', 'definition', 'lookup_names'])
+    .where('user_group', '=', 'g1')
+    .execute();
+  for (const row of stored) profilesByName.set(row.profile, effectiveProfile(row, []));
+  expect(profilesByName.get('well')!.lookupNames).toEqual(['facilityId', 'name', 'partnerIds']);
 
   // The reference sees the rows as stored (jsonb normalises), not as generated.
   const read = await db

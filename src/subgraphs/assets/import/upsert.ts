@@ -126,11 +126,12 @@ export async function upsertAssets(
  * the key. Refresh them at once rather than wait for autovacuum, but only when the new rows
  * are many and a large part of the profile as the planner sees it (its estimate scales with
  * the table's current size): ANALYZE samples the whole table, a cost a small addition to a
- * large profile need not pay. Only the columns listing and search plans estimate from are
- * analyzed (a third of the cost of all: `properties` and `geometry` are the dear ones);
- * autovacuum refreshes the rest.
+ * large profile need not pay. Only the columns listing, search and lookup plans estimate from
+ * are analyzed (a third of the cost of all: `properties` and `geometry` are the dear ones;
+ * without `lookup`'s, an equality on a lookup property is guessed to match 1% of the profile
+ * and read in key order); autovacuum refreshes the rest.
  */
-const ANALYZE = 'analyze assets (user_group, profile, id, display_name, is_deleted)';
+const ANALYZE = 'analyze assets (user_group, profile, id, display_name, is_deleted, lookup)';
 
 async function statisticsStale(
   client: pg.PoolClient,

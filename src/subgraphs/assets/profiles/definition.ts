@@ -79,6 +79,11 @@ export interface EffectiveProfile {
   properties: (PropertyDefinition & { extension: string | null })[];
   relationships: (RelationshipDefinition & { extension: string | null })[];
   propertyMaps: (PropertyMapDefinition & { extension: string | null })[];
+  /**
+   * The properties its assets' lookup keys hold, as stored when the profile was read
+   * (src/subgraphs/assets/lookup.ts); filters use them to narrow equality through the index.
+   */
+  lookupNames: string[];
 }
 
 export function effectiveProfile(
@@ -88,6 +93,8 @@ export function effectiveProfile(
     title: string;
     owner_username: string;
     definition: Record<string, unknown>;
+    /** Absent for a profile not stored yet: none. */
+    lookup_names?: string[];
   },
   extensions: readonly { extension: string; definition: Record<string, unknown> }[],
 ): EffectiveProfile {
@@ -111,5 +118,6 @@ export function effectiveProfile(
     properties: layers.flatMap(([ext, d]) => tag(d.properties, ext)),
     relationships: layers.flatMap(([ext, d]) => tag(d.relationships, ext)),
     propertyMaps: layers.flatMap(([ext, d]) => tag(d.propertyMaps, ext)),
+    lookupNames: row.lookup_names ?? [],
   };
 }

@@ -317,6 +317,7 @@ function withExtensions(
       title: p.title,
       owner_username: p.ownerUsername,
       definition: p.document as unknown as Record<string, unknown>,
+      lookup_names: p.lookupNames,
     },
     layers,
   );
