@@ -64,7 +64,8 @@ export async function freshDatabase(
  * Every writer of assets keeps `lookup` (src/subgraphs/assets/lookup.ts): whatever a test file
  * wrote, by whichever path, each asset's lookup keys must be its properties restricted to its
  * profile's lookup names, and those names must cover what the group's relationships look
- * up (more is harmless: a profile deleted by hand leaves its targets' names as they were).
+ * up and the properties declared searchable (more is harmless: a profile deleted by hand
+ * leaves its targets' names as they were).
  * Checked when the file's database closes, against a plain reimplementation of both rules.
  */
 async function expectLookupKeysCurrent(database: Database): Promise<void> {
@@ -85,7 +86,14 @@ async function expectLookupKeysCurrent(database: Database): Promise<void> {
            select definition from asset_profiles where user_group = p.user_group
            union all select definition from asset_profile_extensions where user_group = p.user_group) d,
            jsonb_array_elements(coalesce(d.definition -> 'relationships', '[]')) r
-         where r ->> 'profile' = p.profile and r ->> 'lookupType' in ('PROPERTY', 'PROPERTY_LIST')) x
+         where r ->> 'profile' = p.profile and r ->> 'lookupType' in ('PROPERTY', 'PROPERTY_LIST')
+         union
+         select x ->> 'name' from (
+           select definition from asset_profiles where user_group = p.user_group and profile = p.profile
+           union all select definition from asset_profile_extensions
+             where user_group = p.user_group and profile = p.profile) d,
+           jsonb_array_elements(coalesce(d.definition -> 'properties', '[]')) x
+         where x -> 'searchable' = 'true'::jsonb) x
        order by n collate "C")
      limit 5`,
   );

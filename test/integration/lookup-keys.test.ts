@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kyselyExec } from '../../src/subgraphs/assets/datasets/write.ts';
+import { compileFilter } from '../../src/subgraphs/assets/filters/compile.ts';
 import { deleteAssets, upsertAssets } from '../../src/subgraphs/assets/import/upsert.ts';
 import type { AssetImportRow } from '../../src/subgraphs/assets/import/validate.ts';
 import { createAssetLoaders } from '../../src/subgraphs/assets/loaders.ts';
@@ -278,6 +279,60 @@ describe('lookup keys', () => {
     expect(lookups['F-R2']).toEqual({ code: 'K-R2', name: 'Race 2' });
     expect(await removeExtension(database.db, GROUP, 'site', 'race')).toMatchObject({ ok: true });
     await deleteAssets(database, GROUP, 'facility', ['F-R1', 'F-R2'], { hard: true });
+  });
+
+  it('makes a property declared searchable a lookup name, and refuses a bad declaration', async () => {
+    const pump = (searchable: unknown) => ({
+      profile: 'pump',
+      title: 'Pump',
+      displayNameProperty: 'serial',
+      properties: [
+        { name: 'serial', type: 'STRING' as const, searchable: searchable as boolean },
+        { name: 'model', type: 'STRING' as const },
+      ],
+    });
+    expect(await applyProfiles(database.db, GROUP, 'tester', [pump('yes')])).toMatchObject({
+      ok: false,
+      type: 'INVALID_INPUT',
+      message: expect.stringContaining('searchable'),
+    });
+    expect((await namesOf()).pump).toBeUndefined();
+    expect(await applyProfiles(database.db, GROUP, 'tester', [pump(true)])).toMatchObject({ ok: true });
+    expect((await namesOf()).pump).toEqual(['serial']);
+    await upsertAssets(
+      database,
+      GROUP,
+      'pump',
+      ['SN-1', 'SN-2', 'SN-3'].map((serial, i) => ({
+        id: `P-${i}`,
+        properties: { serial, model: 'M' },
+        display_name: serial,
+        geometry: null,
+        is_deleted: false,
+      })),
+    );
+    expect(await lookupsOf('pump')).toEqual({
+      'P-0': { serial: 'SN-1' },
+      'P-1': { serial: 'SN-2' },
+      'P-2': { serial: 'SN-3' },
+    });
+    // The filter narrows by the key and still gives exactly the matching assets.
+    const loaders = createAssetLoaders(database.db, GROUP);
+    const profile = (await loaders.profile.load('pump'))!;
+    const where = compileFilter(
+      { property: { name: 'serial', in: ['SN-2', 'SN-9'] } },
+      { profile, profiles: () => null, group: GROUP },
+    );
+    const compiled = sql`${where}`.compile(database.db);
+    expect(compiled.sql).toContain('lookup');
+    const hits = await database.db
+      .selectFrom('assets as a')
+      .select('a.id')
+      .where('a.user_group', '=', GROUP)
+      .where('a.profile', '=', 'pump')
+      .where(where)
+      .execute();
+    expect(hits.map((h) => h.id)).toEqual(['P-1']);
   });
 
   it('computes the same keys in TypeScript and in SQL', async () => {

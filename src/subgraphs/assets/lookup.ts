@@ -12,7 +12,8 @@
  * "Indexes").
  *
  * P's lookup names (`asset_profiles.lookup_names`) are derived from the relationships of every
- * profile of the group and extension (see {@link refreshLookups}); every statement that writes
+ * profile of the group and extension, and from the properties P declares `searchable` (see
+ * {@link refreshLookups}); every statement that writes
  * `assets.properties` also writes `lookup` from them, reading them with {@link lockLookupNames},
  * which holds the profile row against a concurrent change of its names until commit.
  */
@@ -69,7 +70,8 @@ export async function lockLookupNames(exec: Exec, group: string, profile: string
 /**
  * Adds to every profile's lookup names in a group what the relationships of all its profiles
  * and extensions look up (each `lookupProperty` of a `PROPERTY` or `PROPERTY_LIST`
- * relationship names a lookup property of its target), and rewrites the lookup keys of the
+ * relationship names a lookup property of its target) and the properties the profile and its
+ * extensions declare `searchable`, and rewrites the lookup keys of the
  * assets of each profile whose names grew. Run inside the transaction that changed the
  * profiles; the name update waits for writers holding {@link lockLookupNames}.
  *
@@ -83,18 +85,27 @@ export async function refreshLookups(
   group: string,
 ): Promise<{ profile: string; assets: number }[]> {
   const changed = await exec<{ profile: string; lookup_names: string[] }>(
-    `with relationships as (
+    `with documents as (
+       select profile, definition from asset_profiles where user_group = $1
+       union all
+       select profile, definition from asset_profile_extensions where user_group = $1),
+     wanted as (
        select r ->> 'profile' as target, r ->> 'lookupProperty' as name
-       from (select definition from asset_profiles where user_group = $1
-             union all
-             select definition from asset_profile_extensions where user_group = $1) d
+       from documents d
        cross join lateral jsonb_array_elements(
          case when jsonb_typeof(d.definition -> 'relationships') = 'array'
            then d.definition -> 'relationships' else '[]'::jsonb end) r
-       where r ->> 'lookupType' in ('PROPERTY', 'PROPERTY_LIST') and r ->> 'lookupProperty' is not null),
+       where r ->> 'lookupType' in ('PROPERTY', 'PROPERTY_LIST') and r ->> 'lookupProperty' is not null
+       union all
+       select d.profile, x ->> 'name'
+       from documents d
+       cross join lateral jsonb_array_elements(
+         case when jsonb_typeof(d.definition -> 'properties') = 'array'
+           then d.definition -> 'properties' else '[]'::jsonb end) x
+       where x -> 'searchable' = 'true'::jsonb and x ->> 'name' is not null),
      derived as (
        select p.profile,
-         array(select n.name from (select x.name from relationships x where x.target = p.profile
+         array(select n.name from (select w.name from wanted w where w.target = p.profile
                                    union select unnest(p.lookup_names)) n
                order by n.name collate "C") as names
        from asset_profiles p where p.user_group = $1)

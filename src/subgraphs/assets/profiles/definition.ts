@@ -11,6 +11,11 @@ export interface PropertyDefinition {
   required?: boolean;
   default?: unknown;
   enumValues?: string[] | null;
+  /**
+   * Equality filters on it (`equals`, `in`) are served by an index: the property is one of
+   * the profile's lookup names, as a relationship's lookup property is (docs/assets.md).
+   */
+  searchable?: boolean | null;
 }
 
 export interface ParameterDefinition {

@@ -68,6 +68,9 @@ function checkProperties(defs: readonly PropertyDefinition[], where: string): Pr
     if (d.default !== undefined && d.default !== null && !valueFits(d, d.default)) {
       return { type: 'INVALID_INPUT', message: `The default of ${d.name} is not a valid ${d.type}.` };
     }
+    if (d.searchable !== undefined && d.searchable !== null && typeof d.searchable !== 'boolean') {
+      return { type: 'INVALID_INPUT', message: `${at}.searchable must be true or false.` };
+    }
   }
   return null;
 }
