@@ -22,17 +22,7 @@ export async function freshDatabase(
   if (!admin) {
     const database = await openDatabase({ memory: true }, options);
     await migrateUpTo(database.db, options.upTo ?? null);
-    const close = database.close.bind(database);
-    return Object.assign(database, {
-      url: undefined,
-      async close() {
-        try {
-          await expectLookupKeysCurrent(database);
-        } finally {
-          await close();
-        }
-      },
-    });
+    return Object.assign(database, { url: undefined, close: checkedClose(database) });
   }
   const name = `assetql_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const adminClient = new pg.Client({ connectionString: admin });
@@ -43,21 +33,29 @@ export async function freshDatabase(
   url.pathname = `/${name}`;
   const database = await openDatabase({ url: url.toString() }, options);
   await migrateUpTo(database.db, options.upTo ?? null);
-  const close = database.close.bind(database);
+  const close = checkedClose(database);
   return Object.assign(database, {
     url: url.toString(),
     async close() {
-      try {
-        await expectLookupKeysCurrent(database);
-      } finally {
-        await close();
-      }
+      await close();
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       await c.query(`drop database if exists ${name} with (force)`);
       await c.end();
     },
   });
+}
+
+/** The database's own close, after checking the lookup keys (whose failure still closes it). */
+function checkedClose(database: Database): () => Promise<void> {
+  const close = database.close.bind(database);
+  return async () => {
+    try {
+      await expectLookupKeysCurrent(database);
+    } finally {
+      await close();
+    }
+  };
 }
 
 /**
@@ -93,8 +91,7 @@ async function expectLookupKeysCurrent(database: Database): Promise<void> {
            union all select definition from asset_profile_extensions
              where user_group = p.user_group and profile = p.profile) d,
            jsonb_array_elements(coalesce(d.definition -> 'properties', '[]')) x
-         where x -> 'searchable' = 'true'::jsonb) x
-       order by n collate "C")
+         where x -> 'searchable' = 'true'::jsonb) x)
      limit 5`,
   );
   if (names.length > 0) throw new Error(`profiles with stale lookup names: ${JSON.stringify(names)}`);

@@ -12,6 +12,7 @@ import {
   putExtension,
   removeExtension,
 } from '../../src/subgraphs/assets/profiles/profiles.service.ts';
+import { relatedIds } from '../helpers/assets.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
 /**
@@ -137,13 +138,8 @@ const lookupsOf = async (profile: string) =>
   );
 
 /** The ids `relationship` of `profile`/`id` resolves to, through the batched loader. */
-async function related(profile: string, id: string, relationship: string): Promise<string[]> {
-  const loaders = createAssetLoaders(database.db, GROUP);
-  const source = (await loaders.asset.load({ profile, id }))!;
-  const p = (await loaders.profile.load(profile))!;
-  const r = p.relationships.find((x) => x.relationship === relationship)!;
-  return (await loaders.related.load({ source, relationship: r, params: null })).map((a) => a.id);
-}
+const related = (profile: string, id: string, relationship: string) =>
+  relatedIds(database.db, GROUP, profile, id, relationship);
 
 describe('lookup keys', () => {
   it('derives each profile’s lookup names from the relationships that target it', async () => {

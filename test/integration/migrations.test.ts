@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
-import { createAssetLoaders } from '../../src/subgraphs/assets/loaders.ts';
+import { relatedIds } from '../helpers/assets.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
 /**
@@ -90,14 +90,8 @@ describe('20261124T0100_lookup_keys and 20261124T0200_profile_check_per_statemen
   });
 
   it('resolves relationships through the new index as before', async () => {
-    const loaders = createAssetLoaders(database.db, GROUP);
-    const follow = async (profile: string, id: string, relationship: string) => {
-      const source = (await loaders.asset.load({ profile, id }))!;
-      const r = (await loaders.profile.load(profile))!.relationships.find(
-        (x) => x.relationship === relationship,
-      )!;
-      return (await loaders.related.load({ source, relationship: r, params: null })).map((a) => a.id);
-    };
+    const follow = (profile: string, id: string, relationship: string) =>
+      relatedIds(database.db, GROUP, profile, id, relationship);
     expect(await follow('facility', 'F-1', 'wells')).toEqual(['W-1', 'W-2']);
     expect(await follow('site', 'S-1', 'byCode')).toEqual(['F-1']);
     const indexes = await sql<{ indexname: string }>`

@@ -40,8 +40,8 @@ export function lookupOf(properties: Record<string, unknown>, names: readonly st
   const picked: Record<string, unknown> = {};
   let any = false;
   for (const name of names) {
-    const value = properties[name];
-    if (value === undefined || value === null || !Object.hasOwn(properties, name)) continue;
+    const value = Object.hasOwn(properties, name) ? properties[name] : null;
+    if (value === undefined || value === null) continue;
     picked[name] = value;
     any = true;
   }
@@ -80,10 +80,7 @@ export async function lockLookupNames(exec: Exec, group: string, profile: string
  * property through the index — and that stays true however its read interleaves with profile
  * changes. Names only appear together with the keys, in one transaction.
  */
-export async function refreshLookups(
-  exec: Exec,
-  group: string,
-): Promise<{ profile: string; assets: number }[]> {
+export async function refreshLookups(exec: Exec, group: string): Promise<void> {
   const changed = await exec<{ profile: string; lookup_names: string[] }>(
     `with documents as (
        select profile, definition from asset_profiles where user_group = $1
@@ -115,18 +112,12 @@ export async function refreshLookups(
      returning p.profile, p.lookup_names`,
     [group],
   );
-  const out: { profile: string; assets: number }[] = [];
   for (const { profile, lookup_names: names } of changed) {
     const expression = lookupSql(names.length, 'properties', '$3::text[]');
-    const [r] = await exec<{ n: number }>(
-      `with rewritten as (
-         update assets set lookup = ${expression}
-         where user_group = $1 and profile = $2 and lookup is distinct from ${expression}
-         returning 1)
-       select count(*)::int as n from rewritten`,
+    await exec(
+      `update assets set lookup = ${expression}
+       where user_group = $1 and profile = $2 and lookup is distinct from ${expression}`,
       [group, profile, names],
     );
-    out.push({ profile, assets: r!.n });
   }
-  return out;
 }

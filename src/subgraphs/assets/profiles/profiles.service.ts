@@ -291,7 +291,7 @@ export async function removeExtension(
       await touch(trx, group, profile);
       await followProfileChange(kyselyExec(trx), group, p, next);
       await refreshAssets(trx, next);
-      await refreshLookups(kyselyExec(trx), group);
+      // No refreshLookups: lookup names only grow, and removing definitions adds none.
       return { ok: true, profiles: [profile] };
     }),
   );
