@@ -22,11 +22,19 @@ const FIVE = '["name", "status", "depth", "uwi", "facilityId"]';
  * Issue: the asset graph at scale, through the gateway: first page, a page 900,000 deep,
  * a filtered page, a page with `related` MANY, and bulk import throughput.
  */
-export async function assetsBench(options: { quick: boolean }): Promise<AssetsBenchResult> {
+export async function assetsBench(options: { quick: boolean; smoke?: boolean }): Promise<AssetsBenchResult> {
   const postgres = Boolean(process.env.DATABASE_URL);
-  const n = options.quick ? (postgres ? 100_000 : 10_000) : postgres ? 1_000_000 : 20_000;
-  const seconds = options.quick ? 2 : 6;
-  const rounds = options.quick ? 2 : 3;
+  const n = options.smoke
+    ? 300
+    : options.quick
+      ? postgres
+        ? 100_000
+        : 10_000
+      : postgres
+        ? 1_000_000
+        : 20_000;
+  const seconds = options.smoke ? 0.3 : options.quick ? 2 : 6;
+  const rounds = options.smoke ? 1 : options.quick ? 2 : 3;
   const step = (what: string) => process.stderr.write(`bench: assets: ${what}\n`);
   // The auth scenario's sign-in bursts share the rate-limit table when both run on one database.
   const server = await startServer({
@@ -59,7 +67,8 @@ export async function assetsBench(options: { quick: boolean }): Promise<AssetsBe
         body: JSON.stringify({ query }),
         signal: AbortSignal.timeout(60_000),
       });
-    for (const q of Object.values(shapes)) await sample({ request: post(q), seconds: 1, concurrency: 2 }); // warm-up
+    for (const q of Object.values(shapes))
+      await sample({ request: post(q), seconds: options.smoke ? 0.1 : 1, concurrency: 2 }); // warm-up
     const runs: Record<string, { p50: number[]; p95: number[]; rps: number[]; failures: number }> = {};
     for (let r = 0; r < rounds; r++) {
       for (const [name, q] of Object.entries(shapes)) {
@@ -82,7 +91,15 @@ export async function assetsBench(options: { quick: boolean }): Promise<AssetsBe
 
     step('import');
     // Bulk throughput on PostgreSQL: 100,000 new rows (`--quick`) or a million, one transaction.
-    const rows = postgres ? (options.quick ? 100_000 : 1_000_000) : options.quick ? 20_000 : 100_000;
+    const rows = options.smoke
+      ? 500
+      : postgres
+        ? options.quick
+          ? 100_000
+          : 1_000_000
+        : options.quick
+          ? 20_000
+          : 100_000;
     const file = join(tmpdir(), `assetql-bench-${process.pid}.csv`);
     // Each new well at one of the generated facilities, scattered (the relationship's lookup key).
     const lines = ['id,name,status,depth,uwi,facilityId'];
@@ -139,9 +156,12 @@ async function idsOf(env: NodeJS.ProcessEnv, profile: string): Promise<string[]>
 }
 
 export function assetsMarkdown(r: AssetsBenchResult): string {
-  const f = (x: number, d = 1) => x.toFixed(d);
+  // Also renders results kept from an earlier run (a partial run merges with them), which may
+  // lack what was added since: a shape or a figure shows as not measured.
+  const f = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
   const row = (label: string, k: string) => {
-    const s = r.shapes[k]!;
+    const s = r.shapes[k];
+    if (!s) return `| ${label} | not measured in this run | | | |`;
     return `| ${label} | ${f(s.p50)} ms | ${f(s.p95)} ms | ${f(s.rps, 0)} | ${s.failures} |`;
   };
   return [

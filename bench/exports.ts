@@ -67,10 +67,21 @@ function rssSampler(pid: number) {
  * `COPY ... TO STDOUT` of the same rows, and bare exceljs writing the same rows from memory.
  * Interleaved rounds, medians; the server's peak RSS during each export.
  */
-export async function exportsBench(options: { quick: boolean }): Promise<ExportsBenchResult> {
+export async function exportsBench(options: {
+  quick: boolean;
+  smoke?: boolean;
+}): Promise<ExportsBenchResult> {
   const postgres = Boolean(process.env.DATABASE_URL);
-  const n = options.quick ? (postgres ? 100_000 : 10_000) : postgres ? 1_000_000 : 20_000;
-  const rounds = options.quick ? 2 : 3;
+  const n = options.smoke
+    ? 300
+    : options.quick
+      ? postgres
+        ? 100_000
+        : 10_000
+      : postgres
+        ? 1_000_000
+        : 20_000;
+  const rounds = options.smoke ? 1 : options.quick ? 2 : 3;
   const step = (what: string) => process.stderr.write(`bench: exports: ${what}\n`);
   const server = await startServer({ ASSETQL_DEMO_DATA: 'false' });
   const client = server.env.DATABASE_URL

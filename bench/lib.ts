@@ -6,6 +6,13 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
+/**
+ * Whether servers are pinned to CPU 0 and the load generator to CPU 1 (with `taskset`), so that
+ * they do not share a core. A smoke run turns it off: it measures nothing, and a dozen servers
+ * starting on one core of a busy machine take most of its time.
+ */
+export const cpus = { pin: true };
+
 /** The built service, as `npm start` runs it (`npm run bench` builds it first). */
 export const BIN = join(import.meta.dirname, '../dist/cli/bin.js');
 let databases = 0;
@@ -49,10 +56,12 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     ASSETQL_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
     ...extraEnv,
   };
-  const pinned = await run('taskset', ['-c', '0', 'true']).then(
-    () => true,
-    () => false,
-  );
+  const pinned =
+    cpus.pin &&
+    (await run('taskset', ['-c', '0', 'true']).then(
+      () => true,
+      () => false,
+    ));
   // The same V8 flag as `npm start` and the `assetql` command's shebang.
   const node = [process.execPath, '--max-semi-space-size=16', BIN, 'serve'];
   const child = pinned

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { SUBGRAPH_NAMES } from '../src/config/index.ts';
 import { encodeCursor } from '../src/shared/cursors.ts';
 import { hashSessionId } from '../src/shared/session-policy.ts';
-import { BIN, graphql, median, sample, signedInUser, signIn, startServer } from './lib.ts';
+import { BIN, cpus, graphql, median, sample, signedInUser, signIn, startServer } from './lib.ts';
 import { cpuMs, type Proc, rssSampler, startPinned } from './peers/procs.ts';
 import { peerSchemaSql } from './peers/sql.ts';
 import { StatementCounter } from './peers/statements.ts';
@@ -269,8 +269,11 @@ function asSession(r: HttpRequest, sessionId: string): HttpRequest {
   return { ...r, headers: { ...r.headers, 'x-svc-sessionid': sessionId } };
 }
 
-/** Closed loop with autocannon on this process's core; each connection is its own session. */
-async function closedLoop(r: HttpRequest, seconds: number, sessions: readonly string[]) {
+/**
+ * Closed loop with autocannon on this process's core for `seconds` (or `amount` requests);
+ * each connection is its own session.
+ */
+async function closedLoop(r: HttpRequest, seconds: number, sessions: readonly string[], amount?: number) {
   let next = 0;
   const result = await autocannon({
     url: r.url,
@@ -278,7 +281,8 @@ async function closedLoop(r: HttpRequest, seconds: number, sessions: readonly st
     headers: r.headers,
     body: r.body,
     connections: CONNECTIONS,
-    duration: seconds,
+    // A number of requests instead of a duration: the smoke run's few, however slow they are.
+    ...(amount ? { amount } : { duration: seconds }),
     setupClient(client) {
       client.setHeaders(asSession(r, sessions[next++ % sessions.length]!).headers);
     },
@@ -370,14 +374,20 @@ async function stopAll(systems: System[]) {
  * over our subgraphs, PostGraphile v5 and a bare node:http + pg server, over the same tables
  * and data; throughput, latency at a fixed rate, CPU and memory per request, SQL statements.
  */
-export async function peersBench(options: { quick: boolean }): Promise<PeersResult> {
+export async function peersBench(options: { quick: boolean; smoke?: boolean }): Promise<PeersResult> {
   const step = (what: string) => process.stderr.write(`bench: peers: ${what}\n`);
   const postgres = Boolean(process.env.DATABASE_URL);
+  const smoke = options.smoke ?? false;
   // BENCH_PEERS_WELLS overrides the size, for trying the scenario out.
-  const n = Number(process.env.BENCH_PEERS_WELLS) || (options.quick ? 100_000 : 1_000_000);
-  const rounds = options.quick ? 2 : 3;
-  const seconds = options.quick ? 2 : 6;
-  const rateSeconds = options.quick ? 1.5 : 5;
+  const n = Number(process.env.BENCH_PEERS_WELLS) || (smoke ? 400 : options.quick ? 100_000 : 1_000_000);
+  const rounds = smoke ? 1 : options.quick ? 2 : 3;
+  const seconds = smoke ? 1 : options.quick ? 2 : 6;
+  const rateSeconds = smoke ? 0.3 : options.quick ? 1.5 : 5;
+  // The smoke run sends a few requests per connection where the others run for `seconds`, and
+  // measures only every system on Q1 and every shape on assetql: each step still runs, for
+  // every system and every shape, in a third of the time (the answers are compared for all).
+  const amount = smoke ? CONNECTIONS * 3 : undefined;
+  const measured = (s: System, q: ShapeName) => !smoke || q === 'Q1' || s.name === 'assetql';
   const empty = () =>
     Object.fromEntries(SYSTEMS.map((s) => [s, Object.fromEntries(SHAPES.map((q) => [q, {}]))])) as Record<
       SystemName,
@@ -402,7 +412,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
   }
   // The load generator on CPU 1, every server on CPU 0.
   try {
-    execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+    if (cpus.pin) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
   } catch {
     result.notes.push('taskset unavailable: the load generator was not pinned');
   }
@@ -509,7 +519,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
 
     // Warm-up, then interleaved rounds (the order of systems rotates), medians.
     step('warm-up');
-    for (const s of systems)
+    for (const s of smoke ? [] : systems)
       for (const q of SHAPES) {
         const shape = s.shapes[q];
         if (shape) await closedLoop(shape.request, 1, sessions);
@@ -531,7 +541,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
         const order = systems.map((_, i) => systems[(i + round) % systems.length]!);
         for (const s of order) {
           const shape = s.shapes[q];
-          if (!shape) continue;
+          if (!shape || !measured(s, q)) continue;
           const dead = s.procs.find((p) => p.child.exitCode !== null || p.child.signalCode !== null);
           if (dead) {
             result.cells[s.name][q].na = `${dead.name} exited during the run`;
@@ -545,7 +555,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
           const pids = [...new Set(s.procs.map((p) => p.child.pid!))];
           const rss = rssSampler(pids);
           const cpu0 = pids.reduce((t, p) => t + cpuMs(p), 0);
-          const closed = await closedLoop(shape.request, seconds, sessions);
+          const closed = await closedLoop(shape.request, seconds, sessions, amount);
           const cpu1 = pids.reduce((t, p) => t + cpuMs(p), 0);
           const rate = q === 'Q5' ? SESSION_RATE : RATE;
           let turn = 0;
@@ -553,7 +563,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
             request: () => send(asSession(shape.request, sessions[turn++ % sessions.length]!)),
             seconds: rateSeconds,
             rate,
-            warmupSeconds: 1,
+            warmupSeconds: smoke ? 0 : 1,
           });
           rss.stop();
           const key = `${s.name}/${q}`;
@@ -595,7 +605,7 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
 
     // Q7: the CSV export of every well.
     step('exports');
-    const exportRounds = options.quick ? 1 : 2;
+    const exportRounds = smoke || options.quick ? 1 : 2;
     const csv = async (s: System, url: string) => {
       const pids = [...new Set(s.procs.map((p) => p.child.pid!))];
       const rss = rssSampler(pids);
@@ -670,13 +680,13 @@ export async function peersBench(options: { quick: boolean }): Promise<PeersResu
     proxied.port = String(port);
     try {
       systems = await launch({ ...server.env, DATABASE_URL: proxied.toString() }, w, identities);
-      const per = 10;
+      const per = smoke ? 2 : 10;
       for (const s of systems)
         for (const q of SHAPES) {
           const shape = s.shapes[q];
-          if (!shape) continue;
+          if (!shape || !measured(s, q)) continue;
           try {
-            for (let i = 0; i < 3; i++) await (await send(shape.request)).arrayBuffer();
+            for (let i = 0; i < (smoke ? 1 : 3); i++) await (await send(shape.request)).arrayBuffer();
             await new Promise((r) => setTimeout(r, 100));
             const before = counter.count;
             for (let i = 0; i < per; i++) await (await send(shape.request)).arrayBuffer();

@@ -1,58 +1,91 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { assetsBench, assetsMarkdown } from './assets.ts';
-import { authBench, authMarkdown } from './auth.ts';
+import { type AssetsBenchResult, assetsBench, assetsMarkdown } from './assets.ts';
+import { type AuthBenchResult, authBench, authMarkdown } from './auth.ts';
 import { exportsBench, exportsMarkdown } from './exports.ts';
+import { cpus } from './lib.ts';
 import { peersChart } from './peers/chart.ts';
-import { peersBench, peersMarkdown } from './peers.ts';
-import { soakBench, soakMarkdown } from './soak.ts';
+import { type PeersResult, peersBench, peersMarkdown } from './peers.ts';
+import { type SoakResult, soakBench, soakMarkdown } from './soak.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only auth]`: runs the benchmark scenarios against this
  * machine's PostgreSQL when DATABASE_URL is set (else embedded PGlite) and writes Markdown
  * and JSON under bench/results/.
+ *
+ * `npm run bench -- --smoke` runs every scenario, the soak too, at the smallest sizes and for
+ * seconds: that each still runs from end to end (CI runs it after the tests), not figures. It
+ * needs PostgreSQL (the peers do), fails on a scenario that throws or a request that failed,
+ * and writes its results into a temporary copy of bench/results/, never over the kept ones.
  */
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, only: { type: 'string', multiple: true } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    smoke: { type: 'boolean', default: false },
+    only: { type: 'string', multiple: true },
+  },
 });
-const quick = values.quick ?? false;
+const smoke = values.smoke ?? false;
+const quick = (values.quick ?? false) || smoke;
 const wanted = (name: string) => !values.only?.length || values.only.includes(name);
+if (smoke && !process.env.DATABASE_URL) {
+  process.stderr.write(
+    'bench: --smoke runs every scenario, and the peers need PostgreSQL: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)\n',
+  );
+  process.exit(1);
+}
 
+cpus.pin = !smoke;
 // The servers run the built service, as `npm start` does (dist/, no type stripping).
 execFileSync(process.execPath, [join(import.meta.dirname, '../scripts/build.ts')], { stdio: 'inherit' });
+
+const kept = join(import.meta.dirname, 'results');
+// A smoke run writes beside copies of the kept results, so that merging with them (and
+// rendering what earlier runs recorded) is exercised too.
+const dir = smoke ? mkdtempSync(join(tmpdir(), 'assetql-bench-smoke-')) : kept;
+mkdirSync(dir, { recursive: true });
+if (smoke)
+  for (const file of ['latest.json', 'latest-quick.json'])
+    if (existsSync(join(kept, file))) copyFileSync(join(kept, file), join(dir, file));
 
 const results: Record<string, unknown> = { at: new Date().toISOString(), quick, node: process.version };
 const sections: string[] = [];
 
 if (wanted('auth')) {
   process.stderr.write('bench: auth…\n');
-  const r = await authBench({ quick });
+  const r = await authBench({ quick, smoke });
   results.auth = r;
   sections.push(authMarkdown(r));
 }
 
 if (wanted('assets')) {
   process.stderr.write('bench: assets…\n');
-  const r = await assetsBench({ quick });
+  const r = await assetsBench({ quick, smoke });
   results.assets = r;
   sections.push(assetsMarkdown(r));
 }
 
 if (wanted('exports')) {
   process.stderr.write('bench: exports…\n');
-  const r = await exportsBench({ quick });
+  const r = await exportsBench({ quick, smoke });
   results.exports = r;
   sections.push(exportsMarkdown(r));
 }
 
-const dir = join(import.meta.dirname, 'results');
-mkdirSync(dir, { recursive: true });
-
 if (wanted('peers')) {
   process.stderr.write('bench: peers…\n');
-  const r = await peersBench({ quick });
+  const r = await peersBench({ quick, smoke });
   results.peers = r;
   sections.push(peersMarkdown(r));
   // Its own files too: the comparison is read on its own, with its chart.
@@ -61,10 +94,10 @@ if (wanted('peers')) {
   writeFileSync(join(dir, `${own}.md`), `${peersMarkdown(r)}\n`);
   if (!r.skipped) writeFileSync(join(dir, `${own}.svg`), peersChart(r));
 }
-// Ten minutes (one with --quick): only when asked for by name, `--only soak`.
-if (values.only?.includes('soak')) {
+// Ten minutes (one with --quick): only when asked for by name, `--only soak`, or in a smoke run.
+if (values.only?.includes('soak') || smoke) {
   process.stderr.write('bench: soak…\n');
-  const r = await soakBench({ quick });
+  const r = await soakBench({ quick, smoke });
   results.soak = r;
   sections.push(soakMarkdown(r));
   const own = quick ? 'soak-latest-quick' : 'soak-latest';
@@ -93,3 +126,36 @@ writeFileSync(
     .join('\n')}\n`,
 );
 process.stdout.write(`${sections.join('\n')}\n`);
+
+if (smoke) {
+  rmSync(dir, { recursive: true, force: true });
+  const problems = smokeProblems(results);
+  if (problems.length) {
+    process.stderr.write(`bench: smoke run failed:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+    process.exit(1);
+  }
+  process.stderr.write('bench: smoke run passed: every scenario ran, no request failed\n');
+}
+
+/** What a healthy smoke run never shows: a failed request, or a peer answering other data. */
+function smokeProblems(r: typeof results): string[] {
+  const problems: string[] = [];
+  const auth = r.auth as AuthBenchResult | undefined;
+  if (auth?.burstSignInFailures) problems.push(`auth: ${auth.burstSignInFailures} failed requests`);
+  const assets = r.assets as AssetsBenchResult | undefined;
+  for (const [shape, s] of Object.entries(assets?.shapes ?? {}))
+    if (s.failures) problems.push(`assets ${shape}: ${s.failures} failed requests`);
+  const peers = r.peers as PeersResult | undefined;
+  if (peers?.skipped) problems.push(`peers skipped: ${peers.skipped}`);
+  for (const [system, cells] of Object.entries(peers?.cells ?? {}))
+    for (const [shape, c] of Object.entries(cells)) {
+      if (c.failures) problems.push(`peers ${system} ${shape}: ${c.failures} failed requests`);
+      if (c.same === false) problems.push(`peers ${system} ${shape}: answered other data than assetql`);
+      if (c.na?.includes('exited')) problems.push(`peers ${system} ${shape}: ${c.na}`);
+    }
+  const soak = r.soak as SoakResult | undefined;
+  if (soak?.errors) problems.push(`soak: ${soak.errors} errors: ${soak.errorSamples.join('; ')}`);
+  if (soak && (soak.exports === 0 || soak.signIns === 0 || soak.writes === 0))
+    problems.push(`soak: not every kind of request ran (${JSON.stringify(soak)})`);
+  return problems;
+}

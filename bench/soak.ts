@@ -62,8 +62,11 @@ export async function soakBench(options: {
   quick: boolean;
   /** Paced run length, overriding the default (600 s, 60 s quick); the CI form runs 30 s. */
   seconds?: number;
+  /** Every step, seconds each (`npm run bench -- --smoke`): that the scenario runs, not figures. */
+  smoke?: boolean;
 }): Promise<SoakResult> {
-  const seconds = options.seconds ?? (options.quick ? 60 : 600);
+  const seconds = options.seconds ?? (options.smoke ? 3 : options.quick ? 60 : 600);
+  const exportEveryMs = options.smoke ? 1_000 : EXPORT_EVERY_MS;
   const warmupSeconds = Math.min(options.quick ? 15 : 60, Math.floor(seconds / 4));
   const step = (what: string) => process.stderr.write(`bench: soak: ${what}\n`);
   const server = await startServer({
@@ -146,9 +149,9 @@ export async function soakBench(options: {
       return done / secs;
     };
     step('warming up');
-    await closed(3);
+    await closed(options.smoke ? 0.5 : 3);
     step('measuring saturation');
-    const saturationRps = await closed(options.quick || options.seconds ? 8 : 20);
+    const saturationRps = await closed(options.smoke ? 1 : options.quick || options.seconds ? 8 : 20);
     const targetRps = Math.max(1, Math.floor(saturationRps * 0.8));
     errors = 0;
     errorSamples.length = 0;
@@ -166,7 +169,7 @@ export async function soakBench(options: {
     const started = performance.now();
     const end = started + seconds * 1000;
     const exporting: Promise<void>[] = [];
-    const exporter = setInterval(() => exporting.push(exportOnce()), EXPORT_EVERY_MS);
+    const exporter = setInterval(() => exporting.push(exportOnce()), exportEveryMs);
     await Promise.all(
       Array.from({ length: SENDERS }, async (_, k) => {
         let next = started + (k * interval) / SENDERS;

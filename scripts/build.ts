@@ -4,7 +4,7 @@
 // Type checking is `npm run typecheck`'s job; this only emits.
 // `node scripts/build.ts [dir]`: into dir (inside the project, so that packages resolve) @default dist
 import { execFileSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -21,3 +21,7 @@ cpSync(src, dist, {
   recursive: true,
   filter: (path) => !path.endsWith('.ts'),
 });
+// tsc writes files without the execute bit, and the build replaces the bin.js that npm made
+// executable at install: without this, `npx assetql` fails with "Permission denied" once
+// `npm start` or `npm run build` has rebuilt dist/.
+chmodSync(join(dist, 'cli', 'bin.js'), 0o755);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { cpus } from '../lib.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -15,8 +16,8 @@ export interface Proc {
 }
 
 /**
- * Starts `node <script> ...args` pinned to CPU 0 and resolves with the URL it prints
- * (`assetql ... at URL` or `peer at URL`).
+ * Starts `node <script> ...args` (`script` relative to the root, or absolute) pinned to CPU 0
+ * (unless `cpus.pin` is off) and resolves with the URL it prints (`assetql ... at URL` or `peer at URL`).
  */
 export function startPinned(
   name: string,
@@ -24,11 +25,17 @@ export function startPinned(
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<Proc> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, join(ROOT, script), ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // resolve, not join: `script` is relative to the root (a peer) or absolute (the built bin.js).
+  const command = [process.execPath, resolve(ROOT, script), ...args];
+  const child = spawn(
+    cpus.pin ? 'taskset' : command[0]!,
+    cpus.pin ? ['-c', '0', ...command] : command.slice(1),
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, SUBGRAPH_NAMES } from '../config/index.ts';
+import { demoCommands } from './commands/demo.ts';
 import { importCommands } from './commands/import.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { outboxCommand } from './commands/outbox.ts';
@@ -7,6 +8,7 @@ import { profilesCommands } from './commands/profiles.ts';
 import { serveCommand } from './commands/serve.ts';
 import { supergraphCommand } from './commands/supergraph.ts';
 import { usersCommands } from './commands/users.ts';
+import { errorReport } from './errors.ts';
 
 /** Builds the `assetql` program; commands resolve to their exit code. */
 export function program(): Command {
@@ -39,20 +41,22 @@ export function program(): Command {
   profilesCommands(cli);
   outboxCommand(cli);
   importCommands(cli);
+  demoCommands(cli);
   return cli;
 }
 
+/**
+ * Runs the program; resolves with the exit code. An error that ends a command is written to
+ * stderr in one line (`assetql: <message>`), with its stack only when it is a fault of assetql
+ * itself (src/cli/errors.ts).
+ */
 export async function run(argv: string[]): Promise<number> {
   try {
     await program().parseAsync(argv);
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode;
-    if (e instanceof ConfigError) {
-      process.stderr.write(`assetql: ${e.message}\n`);
-      return 78; // EX_CONFIG
-    }
-    process.stderr.write(`assetql: ${(e as Error).stack ?? e}\n`);
-    return 1;
+    process.stderr.write(errorReport(e));
+    return e instanceof ConfigError ? 78 /* EX_CONFIG */ : 1;
   }
 }

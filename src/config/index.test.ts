@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -74,9 +74,112 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, { ASSETQL_ENV: 'qa' })).toThrow(ConfigError);
   });
 
+  it('names the variable, flag or file of a bad value, in one line', () => {
+    const message = (overrides: Record<string, unknown>, env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(overrides, env);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as Error).message;
+      }
+      throw new Error('no ConfigError');
+    };
+    const port = message({}, { PORT: 'abc' });
+    expect(port).toBe('invalid configuration: PORT: must be a port number from 0 to 65535 (given "abc")');
+    expect(message({ port: '99999' }, {})).toMatch(/^invalid configuration: --port: must be a port number/);
+    const file = join(mkdtempSync(join(tmpdir(), 'assetql-config-')), 'assetql.json');
+    writeFileSync(file, JSON.stringify({ port: 'abc' }));
+    expect(message({}, { ASSETQL_CONFIG: file })).toContain(`port in ${file}: must be a port number`);
+    const several = message(
+      {},
+      {
+        ASSETQL_SUBGRAPH_AUTH_URL: 'not a url',
+        ASSETQL_OIDC_ISSUERS: '[{ "issuer": "nowhere", "audience": "a" }]',
+        ASSETQL_DOCUMENT_LIMITS: '{ "maxDepth": 0 }',
+      },
+    );
+    expect(several).not.toContain('\n');
+    for (const name of [
+      'ASSETQL_SUBGRAPH_AUTH_URL:',
+      'ASSETQL_OIDC_ISSUERS[0].issuer:',
+      'ASSETQL_DOCUMENT_LIMITS.maxDepth:',
+    ])
+      expect(several).toContain(name);
+    // A value that may hold a password is never repeated.
+    expect(
+      message({}, { DATABASE_URL: '', ASSETQL_SMTP_URL: '', ASSETQL_SSO_URL: 'secret-ish' }),
+    ).not.toContain('secret-ish');
+  });
+
+  it('reads the export bounds, giving one tenant half the slots unless told', () => {
+    expect(loadConfig({}, {}).exportLimits).toEqual({
+      maxConcurrent: 3,
+      maxPerTenant: 1,
+      firstByteSeconds: 10,
+      idleSeconds: 120,
+    });
+    expect(
+      loadConfig({}, { ASSETQL_EXPORT_LIMITS: '{ "maxConcurrent": 8, "idleSeconds": 0.5 }' }).exportLimits,
+    ).toEqual({ maxConcurrent: 8, maxPerTenant: 4, firstByteSeconds: 10, idleSeconds: 0.5 });
+    expect(
+      loadConfig({}, { ASSETQL_EXPORT_LIMITS: '{ "maxConcurrent": 8, "maxPerTenant": 8 }' }).exportLimits
+        .maxPerTenant,
+    ).toBe(8);
+    const refused = (value: string) => {
+      try {
+        loadConfig({}, { ASSETQL_EXPORT_LIMITS: value });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refused('{ "maxPerTenant": 4 }')).toMatch(
+      /ASSETQL_EXPORT_LIMITS\.maxPerTenant: cannot exceed maxConcurrent/,
+    );
+    expect(refused('{ "idleSeconds": 0 }')).toMatch(/ASSETQL_EXPORT_LIMITS\.idleSeconds:/);
+    expect(refused('{ "maxSlots": 4 }')).toMatch(/ASSETQL_EXPORT_LIMITS: .*maxSlots/);
+  });
+
   it('reads subgraph URLs for the gateway', () => {
     const c = loadConfig({}, { ASSETQL_SUBGRAPH_ASSETS_URL: 'http://a:4001/graphql' });
     expect(c.subgraphUrls).toEqual({ assets: 'http://a:4001/graphql' });
+  });
+});
+
+describe('ASSETQL_TRUST_PROXY', () => {
+  it('is a number of proxies; true is one and false none', () => {
+    const hops = (value?: string) =>
+      loadConfig({}, value === undefined ? {} : { ASSETQL_TRUST_PROXY: value }).trustProxy;
+    expect(hops()).toBe(0);
+    expect([hops('false'), hops('0'), hops('no')]).toEqual([0, 0, 0]);
+    expect([hops('true'), hops('1'), hops('yes')]).toEqual([1, 1, 1]);
+    expect(hops('2')).toBe(2);
+    expect(loadConfig({ trustProxy: true }, {}).trustProxy).toBe(1);
+  });
+
+  it.each(['-1', '11', '1.5', 'maybe'])('refuses %j, naming the variable', (value) => {
+    expect(() => loadConfig({}, { ASSETQL_TRUST_PROXY: value })).toThrow(
+      /ASSETQL_TRUST_PROXY: must be true, false or a number of proxies from 0 to 10/,
+    );
+  });
+});
+
+describe('ASSETQL_REMEMBER_DEVICES', () => {
+  it('remembers devices on the user’s opt-in for 30 days unless told otherwise', () => {
+    expect(loadConfig({}, {})).toMatchObject({ rememberDevices: 'opt-in', rememberDevicesDays: 30 });
+    expect(
+      loadConfig({}, { ASSETQL_REMEMBER_DEVICES: 'always', ASSETQL_REMEMBER_DEVICES_DAYS: '90' }),
+    ).toMatchObject({ rememberDevices: 'always', rememberDevicesDays: 90 });
+  });
+
+  it('refuses other policies and ages, naming the variable', () => {
+    expect(() => loadConfig({}, { ASSETQL_REMEMBER_DEVICES: 'sometimes' })).toThrow(
+      /ASSETQL_REMEMBER_DEVICES: .*\(given "sometimes"\)/,
+    );
+    for (const days of ['0', '366', 'soon'])
+      expect(() => loadConfig({}, { ASSETQL_REMEMBER_DEVICES_DAYS: days })).toThrow(
+        /ASSETQL_REMEMBER_DEVICES_DAYS: must be a number of days from 1 to 365/,
+      );
   });
 });
 

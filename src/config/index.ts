@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { MAX_TRUSTED_HOPS } from '../shared/client-address.ts';
 
 /** The three deployment environments the spec names (§1.6); each has its own `{base_url}`. */
 export const ENVIRONMENTS = ['demo', 'staging', 'production'] as const;
@@ -10,6 +11,8 @@ export const SUBGRAPH_NAMES = ['assets', 'auth', 'issues'] as const;
 export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
 
 const MIN_SECRET_LENGTH = 32;
+const PORT_RANGE = 'must be a port number from 0 to 65535';
+const TRUST_PROXY = `must be true, false or a number of proxies from 0 to ${MAX_TRUSTED_HOPS}`;
 
 /**
  * Every setting, with the environment variable that sets it. Order of precedence:
@@ -20,7 +23,12 @@ const schema = z
     /** `ASSETQL_ENV` @default 'demo' */
     env: z.enum(ENVIRONMENTS).default('demo'),
     /** `PORT` @default 4000 */
-    port: z.coerce.number().int().min(0).max(65535).default(4000),
+    port: z.coerce
+      .number({ error: PORT_RANGE })
+      .int({ error: PORT_RANGE })
+      .min(0, { error: PORT_RANGE })
+      .max(65535, { error: PORT_RANGE })
+      .default(4000),
     /** `HOST` @default '127.0.0.1' in demo, '0.0.0.0' elsewhere */
     host: z.string().min(1).optional(),
     /** `ASSETQL_BASE_URL`: the public `{base_url}`; required outside demo. */
@@ -37,12 +45,41 @@ const schema = z
     demoData: z.boolean().optional(),
     /** `ASSETQL_SUBGRAPH_<NAME>_URL`: where the gateway reaches each subgraph in distributed form. */
     subgraphUrls: z.partialRecord(z.enum(SUBGRAPH_NAMES), z.url()).default({}),
-    /** `ASSETQL_TRUST_PROXY`: take the client address from `x-forwarded-for` @default false */
-    trustProxy: z.boolean().default(false),
+    /**
+     * `ASSETQL_TRUST_PROXY`: how many proxies the operator runs in front of the service; the client
+     * address is read that many entries from the right of `x-forwarded-for` (Express's `trust
+     * proxy` number). `true` is 1, `false` 0 @default 0
+     */
+    trustProxy: z
+      .union(
+        [
+          z.boolean(),
+          z
+            .number()
+            .int({ error: TRUST_PROXY })
+            .min(0, { error: TRUST_PROXY })
+            .max(MAX_TRUSTED_HOPS, { error: TRUST_PROXY }),
+        ],
+        { error: TRUST_PROXY },
+      )
+      .default(0)
+      .transform((v) => (v === true ? 1 : v === false ? 0 : v)),
     /** `ASSETQL_CORS_ORIGINS`: comma-separated origins allowed to call the API from a browser @default none */
     corsOrigins: z.array(z.url()).default([]),
     /** `ASSETQL_LOGIN_ENABLED`: sign-in with username and password @default true */
     loginEnabled: z.boolean().default(true),
+    /**
+     * `ASSETQL_REMEMBER_DEVICES`: which devices skip MFA after one MFA sign-in, as Cognito's
+     * "Always", "User opt-in", "Don't remember" (docs/auth.md §7) @default 'opt-in'
+     */
+    rememberDevices: z.enum(['always', 'opt-in', 'off']).default('opt-in'),
+    /** `ASSETQL_REMEMBER_DEVICES_DAYS`: how long a remembered device skips MFA @default 30 */
+    rememberDevicesDays: z.coerce
+      .number({ error: 'must be a number of days from 1 to 365' })
+      .int({ error: 'must be a number of days from 1 to 365' })
+      .min(1, { error: 'must be a number of days from 1 to 365' })
+      .max(365, { error: 'must be a number of days from 1 to 365' })
+      .default(30),
     /** `ASSETQL_SMTP_URL`, e.g. `smtps://user:pass@mail.example.com`; without it, mail goes to the outbox. */
     smtpUrl: z.string().optional(),
     /** `ASSETQL_MAIL_FROM` @default 'assetql <no-reply@localhost>' */
@@ -119,6 +156,25 @@ const schema = z
       .partial()
       .strict()
       .default({}),
+    /**
+     * `ASSETQL_EXPORT_LIMITS`: JSON bounds on export downloads (docs/exports.md), e.g.
+     * `{ "maxConcurrent": 6, "maxPerTenant": 2, "firstByteSeconds": 10, "idleSeconds": 120 }`;
+     * unnamed bounds keep their defaults (`DEFAULT_EXPORT_LIMITS`).
+     */
+    exportLimits: z
+      .object({
+        maxConcurrent: z.number().int().positive(),
+        maxPerTenant: z.number().int().positive(),
+        firstByteSeconds: z.number().positive().max(86_400),
+        idleSeconds: z.number().positive().max(86_400),
+      })
+      .partial()
+      .strict()
+      .refine((l) => (l.maxPerTenant ?? 1) <= (l.maxConcurrent ?? DEFAULT_EXPORT_LIMITS.maxConcurrent), {
+        message: 'cannot exceed maxConcurrent',
+        path: ['maxPerTenant'],
+      })
+      .default({}),
     /** `ASSETQL_INTROSPECTION`: answer introspection queries @default true, false in production */
     introspection: z.boolean().optional(),
     /**
@@ -173,12 +229,46 @@ export const DEFAULT_DOCUMENT_LIMITS = {
 
 export type DocumentLimits = { readonly [K in keyof typeof DEFAULT_DOCUMENT_LIMITS]: number };
 
+/** Bounds on export downloads in one process (docs/exports.md); each can be set in `exportLimits`. */
+export const DEFAULT_EXPORT_LIMITS = {
+  /** Downloads streaming at once; each holds a pooled database connection while it streams. */
+  maxConcurrent: 3,
+  /** Seconds a download waits for its reader to ask for the first bytes before its slot is freed. */
+  firstByteSeconds: 10,
+  /** Seconds a download waits for its reader to ask for more before it is cut off. */
+  idleSeconds: 120,
+} as const;
+
+export type ExportLimits = {
+  readonly [K in keyof typeof DEFAULT_EXPORT_LIMITS]: number;
+} & {
+  /** Downloads one tenant may stream at once @default max(1, floor(maxConcurrent / 2)) */
+  readonly maxPerTenant: number;
+};
+
+/**
+ * The export bounds with every unnamed one at its default. A tenant's share defaults to half the
+ * slots (at least one), so that one tenant never holds them all while there are two or more.
+ */
+export function exportLimits(given: Partial<ExportLimits> = {}): ExportLimits {
+  const maxConcurrent = given.maxConcurrent ?? DEFAULT_EXPORT_LIMITS.maxConcurrent;
+  return Object.freeze({
+    ...DEFAULT_EXPORT_LIMITS,
+    maxPerTenant: Math.max(1, Math.floor(maxConcurrent / 2)),
+    ...given,
+  });
+}
+
 export type Config = Readonly<
-  Omit<z.infer<typeof schema>, 'host' | 'baseUrl' | 'demoData' | 'documentLimits' | 'introspection'> & {
+  Omit<
+    z.infer<typeof schema>,
+    'host' | 'baseUrl' | 'demoData' | 'documentLimits' | 'exportLimits' | 'introspection'
+  > & {
     host: string;
     baseUrl: string;
     demoData: boolean;
     documentLimits: DocumentLimits;
+    exportLimits: ExportLimits;
     introspection: boolean;
     /** True when no `secret` was configured and one was made for this process (demo only). */
     ephemeralSecret: boolean;
@@ -191,6 +281,14 @@ export class ConfigError extends Error {
 }
 
 const bool = (v: string | undefined) => (v === undefined ? undefined : /^(1|true|yes|on)$/i.test(v));
+
+/** `ASSETQL_TRUST_PROXY`: a number of proxies, or a yes/no (anything else is left for the schema to refuse). */
+const proxyHops = (v: string | undefined) =>
+  v === undefined || !/^(\d+|true|yes|on|false|no|off)$/i.test(v.trim())
+    ? v
+    : /^\d+$/.test(v.trim())
+      ? Number(v.trim())
+      : /^(true|yes|on)$/i.test(v.trim());
 
 /** Reads the settings that the environment gives, leaving out the unset ones. */
 export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown> {
@@ -209,8 +307,10 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     secret: env.ASSETQL_SECRET,
     logLevel: env.LOG_LEVEL,
     demoData: bool(env.ASSETQL_DEMO_DATA),
-    trustProxy: bool(env.ASSETQL_TRUST_PROXY),
+    trustProxy: proxyHops(env.ASSETQL_TRUST_PROXY),
     loginEnabled: bool(env.ASSETQL_LOGIN_ENABLED),
+    rememberDevices: env.ASSETQL_REMEMBER_DEVICES,
+    rememberDevicesDays: env.ASSETQL_REMEMBER_DEVICES_DAYS,
     corsOrigins: env.ASSETQL_CORS_ORIGINS?.split(',')
       .map((o) => o.trim())
       .filter(Boolean),
@@ -236,6 +336,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     documentLimits: env.ASSETQL_DOCUMENT_LIMITS
       ? parseJson(env.ASSETQL_DOCUMENT_LIMITS, 'ASSETQL_DOCUMENT_LIMITS')
       : undefined,
+    exportLimits: env.ASSETQL_EXPORT_LIMITS
+      ? parseJson(env.ASSETQL_EXPORT_LIMITS, 'ASSETQL_EXPORT_LIMITS')
+      : undefined,
     introspection: bool(env.ASSETQL_INTROSPECTION),
     directExecution: bool(env.ASSETQL_DIRECT_EXECUTION),
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
@@ -260,13 +363,27 @@ export function loadConfig(
       throw new ConfigError(`cannot read ASSETQL_CONFIG ${env.ASSETQL_CONFIG}: ${(e as Error).message}`);
     }
   }
-  const merged = { ...file, ...fromEnvironment(env), ...stripUndefined(overrides) };
+  const fromEnv = fromEnvironment(env);
+  const flags = stripUndefined(overrides);
+  const merged = { ...file, ...fromEnv, ...flags };
   const parsed = schema.safeParse(merged);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) =>
-      i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message,
-    );
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+    const lines = parsed.error.issues.map((i) => {
+      if (i.path.length === 0) return i.message; // refinements name their variables themselves
+      const [key = '', ...rest] = i.path.map(String);
+      // Name the setting where it was given: a flag, a variable, or the configuration file.
+      const name =
+        key in flags
+          ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+          : key in fromEnv
+            ? variableOf(key, rest)
+            : `${[key, ...rest].join('.')} in ${env.ASSETQL_CONFIG}`;
+      const given = merged[key as keyof typeof merged];
+      const shown =
+        rest.length === 0 && SHOWN.has(key) && typeof given === 'string' ? ` (given "${given}")` : '';
+      return `${name}: ${i.message}${shown}`;
+    });
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const c = parsed.data;
   const host = c.host ?? (c.env === 'demo' ? '127.0.0.1' : '0.0.0.0');
@@ -278,11 +395,60 @@ export function loadConfig(
     baseUrl: (c.baseUrl ?? `http://localhost:${c.port}`).replace(/\/+$/, ''),
     demoData: c.demoData ?? c.env === 'demo',
     documentLimits: Object.freeze({ ...DEFAULT_DOCUMENT_LIMITS, ...c.documentLimits }),
+    exportLimits: exportLimits(c.exportLimits),
     introspection: c.introspection ?? c.env !== 'production',
     secret,
     ephemeralSecret: c.secret === undefined,
     subgraphUrls: Object.freeze({ ...c.subgraphUrls }),
   });
+}
+
+/** The environment variable of each setting, for errors that name it. */
+const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
+  env: 'ASSETQL_ENV',
+  port: 'PORT',
+  host: 'HOST',
+  baseUrl: 'ASSETQL_BASE_URL',
+  databaseUrl: 'DATABASE_URL',
+  dataDir: 'DATA_DIR',
+  secret: 'ASSETQL_SECRET',
+  logLevel: 'LOG_LEVEL',
+  demoData: 'ASSETQL_DEMO_DATA',
+  subgraphUrls: 'ASSETQL_SUBGRAPH_<NAME>_URL',
+  trustProxy: 'ASSETQL_TRUST_PROXY',
+  corsOrigins: 'ASSETQL_CORS_ORIGINS',
+  loginEnabled: 'ASSETQL_LOGIN_ENABLED',
+  rememberDevices: 'ASSETQL_REMEMBER_DEVICES',
+  rememberDevicesDays: 'ASSETQL_REMEMBER_DEVICES_DAYS',
+  smtpUrl: 'ASSETQL_SMTP_URL',
+  mailFrom: 'ASSETQL_MAIL_FROM',
+  twilio: 'ASSETQL_TWILIO_<ACCOUNT_SID|AUTH_TOKEN|FROM>',
+  oidcIssuers: 'ASSETQL_OIDC_ISSUERS',
+  rateLimits: 'ASSETQL_RATE_LIMITS',
+  storageCredentials: 'ASSETQL_STORAGE_CREDENTIALS',
+  ssoUrl: 'ASSETQL_SSO_URL',
+  documentLimits: 'ASSETQL_DOCUMENT_LIMITS',
+  exportLimits: 'ASSETQL_EXPORT_LIMITS',
+  introspection: 'ASSETQL_INTROSPECTION',
+  directExecution: 'ASSETQL_DIRECT_EXECUTION',
+};
+
+/** Settings whose given value an error may repeat (never a secret or a URL with a password). */
+const SHOWN = new Set(['env', 'port', 'host', 'logLevel', 'rememberDevices']);
+
+/**
+ * The variable that sets `key` (at `path` within it): `ASSETQL_SUBGRAPH_AUTH_URL`,
+ * `ASSETQL_TWILIO_FROM`, or a JSON variable and a place in its value (`ASSETQL_OIDC_ISSUERS[0].issuer`).
+ */
+function variableOf(key: string, path: string[]): string {
+  const [first] = path;
+  if (key === 'subgraphUrls' && first) return `ASSETQL_SUBGRAPH_${first.toUpperCase()}_URL`;
+  if (key === 'twilio' && first)
+    return `ASSETQL_TWILIO_${first.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+  const name = VARIABLES[key as keyof typeof VARIABLES] ?? key;
+  if (path.length === 0) return name;
+  if (key === 'corsOrigins') return `${name} (origin ${Number(first) + 1})`;
+  return `${name}${path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('')}`;
 }
 
 function parseJson(text: string, variable: string): unknown {

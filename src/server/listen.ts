@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
+import { ownedStream } from '../shared/streams.ts';
 
 export interface Listening {
   server: Server;
@@ -15,8 +16,8 @@ export async function listen(
   port: number,
   host: string,
 ): Promise<Listening> {
-  const adapter = createServerAdapter<{ req?: { socket?: { remoteAddress?: string } } }>((request, ctx) =>
-    handler(request, ctx.req?.socket?.remoteAddress),
+  const adapter = createServerAdapter<{ req?: IncomingMessage; res?: ServerResponse }>(async (request, ctx) =>
+    ownedBody(await handler(request, ctx.req?.socket?.remoteAddress), request, ctx.res),
   );
   const server = createServer(adapter);
   server.keepAliveTimeout = 65_000;
@@ -42,4 +43,28 @@ export async function listen(
       });
     },
   };
+}
+
+/**
+ * A body of unknown length (an export download, a forwarded stream) is streamed through an owner
+ * that cuts the connection when the body fails part-way: the client then sees a broken transfer,
+ * never a complete-looking file, and the failure goes nowhere else. Without it, the HTTP library
+ * is handed an errored stream, which it cancels on the next socket error without handling the
+ * rejection, and the process dies. A body with a length is a finished buffer and is sent as is.
+ */
+function ownedBody(response: Response, request: Request, res: ServerResponse | undefined): Response {
+  if (!res || response.headers.has('content-length') || response.body === null) return response;
+  const body = ownedStream({
+    source: response.body,
+    signal: request.signal,
+    onBadEnd: 'close',
+    onEnd(end) {
+      if (end.kind === 'failed' || end.kind === 'idle') res.destroy();
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

@@ -6,7 +6,7 @@
  */
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -63,6 +63,14 @@ describe('the built service', () => {
     expect(built.filter((f) => f.endsWith('.test.js'))).toEqual([]);
     for (const f of ['cli/bin.js', 'subgraphs/assets/schema.graphql', 'subgraphs/auth/schema.graphql'])
       expect(existsSync(join(ROOT, OUT, f)), f).toBe(true);
+  });
+
+  it('keeps cli/bin.js executable, so that `npx assetql` runs it after a rebuild', async () => {
+    const bin = join(ROOT, OUT, 'cli/bin.js');
+    expect((statSync(bin).mode & 0o111).toString(8), 'execute bits of cli/bin.js').toBe('111');
+    // Run as a program (its shebang line), as npx and the shell do, not through `node bin.js`.
+    const { stdout } = await run(bin, ['--help'], { cwd: ROOT, timeout: 30_000 });
+    expect(stdout).toMatch(/^Usage: assetql /);
   });
 
   it('signs the demo user in (hashing on its worker) and pages assets', async () => {

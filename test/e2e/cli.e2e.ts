@@ -79,6 +79,15 @@ describe('CLI beside a running server on the embedded database', () => {
     expect(r.body.data.signIn.session).toEqual({ authenticated: true, userGroup: 'demo' });
   });
 
+  it('outbox says so when it is empty, and --json prints no line', async () => {
+    const text = await cli(['outbox']);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toBe('The outbox is empty.\n');
+    const json = await cli(['outbox', '--json', '--to', 'nobody@example.com']);
+    expect(json.stdout).toBe('');
+    expect(json.stderr).toBe('The outbox has no message to nobody@example.com.\n');
+  });
+
   it('migrate attaches to the running server', async () => {
     const { stdout } = await cli(['migrate']);
     expect(JSON.parse(stdout)).toEqual({ applied: [], engine: 'pglite', attached: true });
@@ -132,8 +141,8 @@ describe('CLI beside a running server on the embedded database', () => {
     const failed = await cli(['users', 'add', 'bob', '--group', 'acme', '--password', 'password']).catch(
       (e) => e,
     );
-    expect(failed.code).toBeGreaterThan(0);
-    expect(failed.stderr).toMatch(/too short|too common/);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^assetql: [^\n]*(too short|too common)[^\n]*\n$/);
     const { stdout } = await cli(['users', 'list']);
     expect(JSON.parse(stdout).map((u: { username: string }) => u.username)).not.toContain('bob');
   });
@@ -152,6 +161,45 @@ describe('CLI beside a running server on the embedded database', () => {
       subject: 'Reset your assetql password',
     });
     expect(mail.body).toMatch(/\d{6}/);
+  });
+
+  it('refuses an existing user, an unknown one and a bad option in one line, without a stack', async () => {
+    for (const [args, line] of [
+      [
+        ['users', 'add', 'demo', '--group', 'demo', '--password', 'another long passphrase'],
+        'user demo already exists',
+      ],
+      [['users', 'disable', 'nobody'], 'no user nobody'],
+      [['users', 'reset-mfa', 'nobody'], 'no user nobody'],
+      [['users', 'add', 'carol', '--group', 'acme'], 'give exactly one of --password and --password-stdin'],
+      [['outbox', '--limit', 'many'], '--limit takes a positive integer'],
+    ] as const) {
+      const failed = await cli([...args]).then(
+        () => ({ code: 0, stderr: '' }),
+        (e) => e,
+      );
+      expect({ args, code: failed.code, stderr: failed.stderr }).toEqual({
+        args,
+        code: 1,
+        stderr: `assetql: ${line}\n`,
+      });
+    }
+  });
+
+  it('names PORT when it is not a port, in one line with the configuration exit code', async () => {
+    const failed = await run(process.execPath, [BIN, 'serve'], { env: { ...env(), PORT: 'abc' } }).catch(
+      (e) => e,
+    );
+    expect(failed.code).toBe(78);
+    expect(failed.stderr).toBe(
+      'assetql: invalid configuration: PORT: must be a port number from 0 to 65535 (given "abc")\n',
+    );
+  });
+
+  it('defines every field of the import summary in its help', async () => {
+    const { stdout } = await cli(['import', '--help']);
+    for (const field of ['rows', 'inserted', 'updated', 'unchanged', 'method'])
+      expect(stdout).toMatch(new RegExp(`^  ${field} +\\S`, 'm'));
   });
 
   it('users disable ends the user’s sessions at once', async () => {

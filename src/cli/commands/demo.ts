@@ -2,8 +2,7 @@ import { type Command, Option } from 'commander';
 import { DEMO_PROFILE_DOCUMENTS } from '../../demo/seed.ts';
 import type { Database } from '../../storage/database.ts';
 import { profilesWithExtensions } from '../../subgraphs/assets/assets.repository.ts';
-import { kyselyExec } from '../../subgraphs/assets/datasets/write.ts';
-import { type UpsertResult, upsertAssets } from '../../subgraphs/assets/import/upsert.ts';
+import { kyselyExec } from '../../subgraphs/assets/exec.ts';
 import {
   type AssetImportRow,
   type PreparedProfile,
@@ -12,8 +11,11 @@ import {
 } from '../../subgraphs/assets/import/validate.ts';
 import { refreshLookups } from '../../subgraphs/assets/lookup.ts';
 import { effectiveProfile } from '../../subgraphs/assets/profiles/definition.ts';
-import { progress, round } from './import.ts';
-import { withDatabase } from './users.ts';
+import type { UpsertResult } from '../../subgraphs/assets/write/types.ts';
+import { upsertAssets } from '../../subgraphs/assets/write/upsert.ts';
+import { withDatabase } from '../database.ts';
+import { UsageError } from '../errors.ts';
+import { progress, round } from '../progress.ts';
 
 type DemoProfile = 'site' | 'facility' | 'well';
 const DEMO_PROFILES: DemoProfile[] = ['site', 'facility', 'well'];
@@ -45,10 +47,11 @@ export function demoCommands(cli: Command): void {
         const n = Number(o.assets);
         const chunk = Number(o.chunk);
         const parallel = Number(o.parallel);
-        if (!Number.isSafeInteger(n) || n < 1) throw new Error('--assets takes a positive integer');
-        if (!Number.isSafeInteger(chunk) || chunk < 1) throw new Error('--chunk takes a positive integer');
+        if (!Number.isSafeInteger(n) || n < 1) throw new UsageError('--assets takes a positive integer');
+        if (!Number.isSafeInteger(chunk) || chunk < 1)
+          throw new UsageError('--chunk takes a positive integer');
         if (!Number.isSafeInteger(parallel) || parallel < 1)
-          throw new Error('--parallel takes a positive integer');
+          throw new UsageError('--parallel takes a positive integer');
         const summary = await withDatabase((d) =>
           generate(
             d,
@@ -185,11 +188,8 @@ function* rowsOf(
   for (let i = from; i < to; i++) {
     const g = make(i);
     const r = validateAsset(profile, g);
-    if (!r.ok)
-      throw new Error(
-        `generated ${profile.profile} ${g.id} does not fit the profile: ${r.errors.join('; ')}`,
-      );
-    yield r.row;
+    if (!r.ok) throw new Error(`generated ${profile.profile} ${g.id} does not fit the profile: ${r.message}`);
+    yield r.value;
   }
 }
 

@@ -1,20 +1,13 @@
 import { statSync } from 'node:fs';
-import { Presets, SingleBar } from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { profilesWithExtensions } from '../../subgraphs/assets/assets.repository.ts';
 import { datasetKind } from '../../subgraphs/assets/datasets/plan.ts';
 import {
-  type Checked,
   datasetColumns,
   OBSERVED_AT,
   validateDatasetRow,
   validateObservation,
 } from '../../subgraphs/assets/datasets/validate.ts';
-import {
-  DatasetWriteError,
-  writeObservations,
-  writeUpDataset,
-} from '../../subgraphs/assets/datasets/write.ts';
 import {
   formatOf,
   IMPORT_FORMATS,
@@ -22,11 +15,18 @@ import {
   type ReadItem,
   readAssets,
 } from '../../subgraphs/assets/import/readers.ts';
-import { upsertAssets } from '../../subgraphs/assets/import/upsert.ts';
-import { prepareProfile, validateAsset } from '../../subgraphs/assets/import/validate.ts';
+import {
+  prepareProfile,
+  type ValidationResult,
+  validateAsset,
+} from '../../subgraphs/assets/import/validate.ts';
 import { effectiveProfile } from '../../subgraphs/assets/profiles/definition.ts';
-import { demoCommands } from './demo.ts';
-import { withDatabase } from './users.ts';
+import { writeUpDataset } from '../../subgraphs/assets/write/datasets.ts';
+import { writeObservations } from '../../subgraphs/assets/write/observations.ts';
+import { DatasetWriteError } from '../../subgraphs/assets/write/types.ts';
+import { upsertAssets } from '../../subgraphs/assets/write/upsert.ts';
+import { withDatabase } from '../database.ts';
+import { progress, round } from '../progress.ts';
 
 /** Registers `assetql import` and `assetql demo generate`. */
 export function importCommands(cli: Command): void {
@@ -60,7 +60,20 @@ Formats:
 An existing asset's properties are replaced; its geometry is kept when the row has none.
 On a profile that declares up datasets, rows without --dataset are its "manual" layer.
 With an up dataset, columns are renamed by the profile's property maps; with a state dataset,
-each row is { id, observedAt, values... } and other columns are free keys (docs/assets.md).`,
+each row is { id, observedAt, values... } and other columns are free keys (docs/assets.md).
+
+The summary (JSON on stdout, exit code 0), besides profile, group, dataset and format:
+  rows        rows read from the file: all valid, all written
+  inserted    rows that created something: a new asset (with a state dataset, an observation
+              at a time the asset had none)
+  updated     rows that met an existing one: the asset, or its row in the up dataset, replaced
+              (with a state dataset, the observation at that time, its values replaced)
+  unchanged   of "updated", the assets that already held exactly the row's values and were
+              left as they were, modified_at kept; only for a profile without up datasets
+  method      "copy" (PostgreSQL COPY) or "insert" (PGlite)
+  seconds, rowsPerSecond
+With any bad row, one JSON line per bad row ({"line", "id", "errors"}, and "feature" for
+GeoJSON) on stdout, nothing is written and the exit code is 1.`,
     )
     .action(
       async (file: string, o: { profile: string; group: string; format?: string; dataset?: string }) => {
@@ -73,8 +86,6 @@ each row is { id, observedAt, values... } and other columns are free keys (docs/
         }
       },
     );
-
-  demoCommands(cli);
 }
 
 async function importFile(
@@ -105,7 +116,7 @@ async function importFile(
       readAssets(file, format, { propertyNames: names, onBytes });
     const source = format === 'csv' ? 'text' : 'json';
     const partial = (profile.profile.document.upDatasets ?? []).length > 0;
-    const validate = (item: ReadItem): Checked<unknown> =>
+    const validate = (item: ReadItem): ValidationResult<unknown> =>
       kind === 'state'
         ? validateObservation(item.asset, { source })
         : kind === 'up'
@@ -144,7 +155,7 @@ async function importFile(
               errors,
             })}\n`,
           );
-        } else if (bad === 0) yield (r as { row: T }).row;
+        } else if (bad === 0) yield (r as { value: T }).value;
       }
       if (bad > 0) throw new InvalidRows();
     }
@@ -206,13 +217,13 @@ class InvalidRows extends Error {
 }
 
 function check(
-  r: Checked<unknown>,
+  r: ValidationResult<unknown>,
   key: string | undefined,
   line: number,
   observation: boolean,
   seen: Map<string, number>,
 ): string[] | undefined {
-  const errors = r.ok ? [] : [...r.errors];
+  const errors = r.ok ? [] : [...(r.details ?? [r.message])];
   if (key !== undefined) {
     const first = seen.get(key);
     if (first !== undefined)
@@ -220,46 +231,4 @@ function check(
     else seen.set(key, line);
   }
   return errors.length > 0 ? errors : undefined;
-}
-
-export interface Progress {
-  /** True when a bar is drawn (stderr is a terminal). */
-  readonly active: boolean;
-  update(value: number): void;
-  stop(): void;
-}
-
-/** A progress bar on stderr, only when stderr is a terminal; otherwise does nothing. */
-export function progress(label: string, total: number, unit: 'rows' | 'bytes'): Progress {
-  if (!process.stderr.isTTY) return { active: false, update() {}, stop() {} };
-  const human = (v: number) => (unit === 'bytes' ? `${(v / 1048576).toFixed(1)} MB` : String(v));
-  const bar = new SingleBar(
-    {
-      stream: process.stderr,
-      format: `${label.padEnd(10)} [{bar}] {percentage}% | {done}/{all} | {rate}/s | ETA {eta_formatted}`,
-      hideCursor: true,
-      fps: 5,
-      etaBuffer: 20,
-    },
-    Presets.shades_classic,
-  );
-  const start = performance.now();
-  bar.start(Math.max(total, 1), 0, { done: human(0), all: human(total), rate: '-' });
-  let stopped = false;
-  return {
-    active: true,
-    update(value: number) {
-      const s = (performance.now() - start) / 1000;
-      bar.update(value, { done: human(value), rate: s > 0 ? human(Math.round(value / s)) : '-' });
-    },
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      bar.stop();
-    },
-  };
-}
-
-export function round(seconds: number): number {
-  return Math.round(seconds * 1000) / 1000;
 }

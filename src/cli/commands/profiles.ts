@@ -5,20 +5,29 @@ import {
   getProfileDocument,
   type ProfileInput,
 } from '../../subgraphs/assets/profiles/profiles.service.ts';
-import { withDatabase } from './users.ts';
+import { withDatabase } from '../database.ts';
+import { UsageError } from '../errors.ts';
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 /** Reads profile documents: one object, an array, or `{ "profiles": [...] }`, in JSON or YAML. */
 export async function readProfiles(file: string): Promise<ProfileInput[]> {
-  const text = readFileSync(file, 'utf8');
-  const parsed: unknown = /\.ya?ml$/i.test(file) ? (await import('yaml')).parse(text) : JSON.parse(text);
+  let parsed: unknown;
+  try {
+    const text = readFileSync(file, 'utf8');
+    parsed = /\.ya?ml$/i.test(file) ? (await import('yaml')).parse(text) : JSON.parse(text);
+  } catch (e) {
+    // A missing file or a syntax error is the user's to fix: the message says where.
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
   const list = Array.isArray(parsed) ? parsed : ((parsed as { profiles?: unknown })?.profiles ?? [parsed]);
   if (
     !Array.isArray(list) ||
     list.some((p) => typeof p !== 'object' || p === null || typeof (p as ProfileInput).profile !== 'string')
   ) {
-    throw new Error(`${file}: expected a profile document (with "profile" and "title"), or a list of them`);
+    throw new UsageError(
+      `${file}: expected a profile document (with "profile" and "title"), or a list of them`,
+    );
   }
   return list as ProfileInput[];
 }
@@ -41,7 +50,7 @@ export function profilesCommands(cli: Command): void {
         process.exitCode = 1;
         return;
       }
-      print({ applied: outcome.profiles, group: o.group });
+      print({ applied: outcome.value, group: o.group });
     });
 
   profiles

@@ -1,7 +1,15 @@
-import { loadConfig, type SubgraphName, withDemoSecret } from '../../config/index.ts';
+import {
+  ConfigError,
+  loadConfig,
+  SUBGRAPH_NAMES,
+  type SubgraphName,
+  withDemoSecret,
+} from '../../config/index.ts';
 import { seedDemo } from '../../demo/seed.ts';
-import { createApp, type Role } from '../../server/app.ts';
-import { listen } from '../../server/listen.ts';
+import { type App, createApp, databaseTarget, type Role } from '../../server/app.ts';
+import { type Listening, listen } from '../../server/listen.ts';
+import { openDatabase } from '../../storage/database.ts';
+import { UsageError } from '../errors.ts';
 
 export interface ServeOptions {
   subgraph?: SubgraphName;
@@ -12,30 +20,51 @@ export interface ServeOptions {
 
 /** `assetql serve`: runs until SIGTERM or SIGINT, then drains in-flight requests and exits. */
 export async function serveCommand(options: ServeOptions): Promise<void> {
-  if (options.subgraph && options.gateway) throw new Error('choose --subgraph or --gateway, not both');
+  if (options.subgraph && options.gateway) throw new UsageError('choose --subgraph or --gateway, not both');
   const config = withDemoSecret(loadConfig({ port: options.port, host: options.host }));
   const role: Role = options.subgraph
     ? { kind: 'subgraph', name: options.subgraph }
     : options.gateway
       ? { kind: 'gateway' }
       : { kind: 'single' };
+  if (role.kind === 'gateway') {
+    const missing = SUBGRAPH_NAMES.filter((name) => !config.subgraphUrls[name]);
+    if (missing.length)
+      throw new ConfigError(
+        `invalid configuration: serve --gateway needs ${missing.map((n) => `ASSETQL_SUBGRAPH_${n.toUpperCase()}_URL`).join(', ')}`,
+      );
+  }
   const before = new Set([...process.listeners('SIGTERM'), ...process.listeners('SIGINT')]);
-  const app = await createApp(config, role);
-  // The gateway runtime (Hive, through @whatwg-node/server) disposes itself on SIGTERM and
-  // SIGINT, which aborts operations still running with SHUTTING_DOWN. This process drains
-  // first and disposes after (below), so those handlers are taken off.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    for (const l of process.listeners(signal)) if (!before.has(l)) process.off(signal, l);
+  // This command owns the database rather than the app, so that a start that fails anywhere
+  // (migrations, the app, the demo data, the port) closes it: its pool's idle connections, or
+  // the embedded database's socket server, would otherwise keep the failed process alive ~30 s.
+  const database = await openDatabase(databaseTarget(config));
+  let app: App | undefined;
+  let server: Listening;
+  try {
+    app = await createApp(config, role, { database });
+    // The gateway runtime (Hive, through @whatwg-node/server) disposes itself on SIGTERM and
+    // SIGINT, which aborts operations still running with SHUTTING_DOWN. This process drains
+    // first and disposes after (below), so those handlers are taken off.
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      for (const l of process.listeners(signal)) if (!before.has(l)) process.off(signal, l);
+    }
+    if (config.ephemeralSecret && role.kind !== 'single') {
+      app.log.warn(
+        'ASSETQL_SECRET is not set: this process made its own, so other processes cannot verify it',
+      );
+    }
+    if (config.demoData && role.kind !== 'gateway') {
+      const seeded = await seedDemo(database.db, app.config);
+      if (seeded) app.log.info('loaded the demo tenant');
+    }
+    server = await listen(app.handle, config.port, config.host);
+  } catch (e) {
+    await app?.close();
+    await database.close();
+    throw e;
   }
   const { log } = app;
-  if (config.ephemeralSecret && role.kind !== 'single') {
-    log.warn('ASSETQL_SECRET is not set: this process made its own, so other processes cannot verify it');
-  }
-  if (config.demoData && role.kind !== 'gateway') {
-    const seeded = await seedDemo(app.database.db, app.config);
-    if (seeded) log.info('loaded the demo tenant');
-  }
-  const server = await listen(app.handle, config.port, config.host);
   const what = role.kind === 'subgraph' ? `subgraph ${role.name}` : role.kind;
   log.info(
     { url: server.url, env: config.env, engine: app.database.engine, role: what },
@@ -52,6 +81,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       log.info({ signal }, 'shutting down');
       await server.close(10_000);
       await app.close();
+      await database.close();
       resolve();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

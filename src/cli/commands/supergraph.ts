@@ -1,6 +1,7 @@
 import { loadConfig, SUBGRAPH_NAMES, type SubgraphName } from '../../config/index.ts';
 import { composeSupergraph } from '../../gateway/composition.ts';
 import { TYPE_DEFS } from '../../server/app.ts';
+import { UsageError } from '../errors.ts';
 
 export async function supergraphCommand(options: { subgraphUrl?: string[] }): Promise<void> {
   const config = loadConfig();
@@ -8,7 +9,9 @@ export async function supergraphCommand(options: { subgraphUrl?: string[] }): Pr
   for (const pair of options.subgraphUrl ?? []) {
     const [name, url] = pair.split(/=(.*)/s);
     if (!name || !url || !SUBGRAPH_NAMES.includes(name as SubgraphName)) {
-      throw new Error(`--subgraph-url takes name=url with name one of ${SUBGRAPH_NAMES.join(', ')}: ${pair}`);
+      throw new UsageError(
+        `--subgraph-url takes name=url with name one of ${SUBGRAPH_NAMES.join(', ')}: ${pair}`,
+      );
     }
     urls[name as SubgraphName] = url;
   }

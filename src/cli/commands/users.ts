@@ -1,26 +1,9 @@
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
-import { type Config, loadConfig, withDemoSecret } from '../../config/index.ts';
-import { databaseTarget } from '../../server/app.ts';
-import { type Database, openDatabase } from '../../storage/database.ts';
-import { migrateToLatest } from '../../storage/migrate.ts';
 import { configuredMessenger } from '../../subgraphs/auth/messaging/configured.ts';
 import { createUser, disableUser, listUsers, resetMfa } from '../../subgraphs/auth/users.ts';
-
-/** Opens the configured database (attaching to a running server's embedded one) for one command. */
-export async function withDatabase<T>(
-  fn: (database: Database, secret: string, config: Config) => Promise<T>,
-): Promise<T> {
-  const config = withDemoSecret(loadConfig());
-  if (config.ephemeralSecret && config.env !== 'demo') throw new Error('ASSETQL_SECRET is required');
-  const database = await openDatabase(databaseTarget(config));
-  try {
-    await migrateToLatest(database.db);
-    return await fn(database, config.secret, config);
-  } finally {
-    await database.close();
-  }
-}
+import { withDatabase } from '../database.ts';
+import { UsageError } from '../errors.ts';
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -45,8 +28,8 @@ export function usersCommands(cli: Command): void {
     .option('--require-new-password', 'make the user choose a new password at the next sign-in')
     .action(async (username: string, o) => {
       if (Boolean(o.password) === Boolean(o.passwordStdin))
-        throw new Error('give exactly one of --password and --password-stdin');
-      if (o.mfa && o.mfa !== 'totp' && o.mfa !== 'sms') throw new Error('--mfa takes totp or sms');
+        throw new UsageError('give exactly one of --password and --password-stdin');
+      if (o.mfa && o.mfa !== 'totp' && o.mfa !== 'sms') throw new UsageError('--mfa takes totp or sms');
       const password = o.password ?? (await text(process.stdin)).replace(/\r?\n$/, '');
       // The secret seals TOTP seeds: the same ASSETQL_SECRET as the server's must be set.
       const created = await withDatabase((d, secret) =>
@@ -73,7 +56,7 @@ export function usersCommands(cli: Command): void {
 
   users
     .command('disable <username>')
-    .description('disable a user, ending all its sessions and API keys at once')
+    .description('disable a user, ending all its sessions, API keys and export links at once')
     .action(async (username: string) => {
       print({ username, disabled: true, ...(await withDatabase((d) => disableUser(d.db, username))) });
     });

@@ -1,0 +1,38 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * The start-up work that processes sharing one database must do one at a time. Each is a
+ * PostgreSQL advisory lock `(ASSETQL, key)`: the two-integer form, so that it cannot meet
+ * Kysely's own single-bigint migration lock or an application's locks by chance.
+ */
+export const LOCKS = {
+  /** Applying migrations (src/storage/migrate.ts). */
+  migrations: 1,
+  /** Loading the demo tenant (src/demo/seed.ts). */
+  demoData: 2,
+} as const;
+
+/** The first key of every assetql advisory lock: "aql" in ASCII. */
+const ASSETQL = 0x61716c;
+
+/**
+ * Runs `work` while this process holds the advisory lock `key`, waiting for any other process
+ * that holds it. The lock is a session lock held on a connection of its own, so `work` may use
+ * the pool freely, in as many transactions as it likes (it needs one more connection than the
+ * lock's); it is released when `work` settles, or by the server if this process dies.
+ *
+ * On the embedded database (PGlite) every connection is one backend, one session: the lock is
+ * granted at once and excludes nothing. There one process owns the data and others attach to it
+ * (src/storage/database.ts), and its transactions already run one at a time.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any schema; the lock touches no table
+export async function withAdvisoryLock<T>(db: Kysely<any>, key: number, work: () => Promise<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${sql.lit(ASSETQL)}, ${sql.lit(key)})`.execute(connection);
+    try {
+      return await work();
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.lit(ASSETQL)}, ${sql.lit(key)})`.execute(connection);
+    }
+  });
+}
