@@ -53,6 +53,33 @@ describe('per-address limits', () => {
     expect(elsewhere.body.data.signIn.session).toEqual({ authenticated: true });
   });
 
+  it('count the address the trusted proxy appended, so a client-chosen X-Forwarded-For escapes nothing', async () => {
+    // ASSETQL_TRUST_PROXY=true is one proxy: the last entry is the one it appended.
+    await createUser(database.db, a.config.secret, {
+      username: 'abe',
+      groups: ['acme'],
+      password: 'correct horse battery',
+    });
+    const spoofed = (i: number) => ({ 'x-forwarded-for': `6.6.6.${i}, 10.0.0.${i}, 203.0.113.20` });
+    const answers = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await (i % 2 ? b : a).graphql<any>(
+        'mutation($p: String!) { signIn(input: { loginUsername: "abe", password: $p, clientApplicationType: EXPLORER }) { errors { type } } }',
+        { p: `guess ${i}` },
+        spoofed(i),
+      );
+      answers.push(r.body.data.signIn.errors[0].type);
+    }
+    expect(answers).toEqual(['NOT_AUTHORIZED', 'NOT_AUTHORIZED', 'NOT_AUTHORIZED', 'LIMIT_EXCEEDED']);
+    const recorded = await database.db
+      .selectFrom('auth_events')
+      .select('ip')
+      .where('event', '=', 'sign_in_failed')
+      .where('ip', 'like', '%.20')
+      .execute();
+    expect(recorded.map((e) => e.ip)).toEqual(['203.0.113.20', '203.0.113.20', '203.0.113.20']);
+  });
+
   it('count changePassword against the sign-in limit of the address, right or wrong', async () => {
     const session = { 'x-svc-sessionid': await a.sessionFor('ann', 'acme') };
     const change = (app: TestApp, current: string) =>

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { fail, ok, type Result } from '../../../shared/result.ts';
 import type { Tables } from '../../../storage/tables.ts';
+import type { AssetErrorType } from '../error-codes.ts';
 import { selectionFiltersOf } from '../selection-filters.ts';
-import { type ExportProblem, resolveExport } from './spec.ts';
+import { resolveExport } from './spec.ts';
 
 /** How long a saved download's link works. */
 export const DOWNLOAD_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -31,10 +33,7 @@ export interface CreateDownload {
   isExcel?: boolean | null;
 }
 
-export type DownloadOutcome =
-  | { ok: true; row: DownloadRow }
-  | ExportProblem
-  | { ok: false; type: 'INVALID_INPUT'; message: string };
+export type DownloadOutcome = Result<DownloadRow, AssetErrorType>;
 
 /** Longest file name kept (without extension); longer ones are cut. */
 export const MAX_EXPORT_NAME = 120;
@@ -62,10 +61,9 @@ export async function createDownload(
   now: Date,
 ): Promise<DownloadOutcome> {
   const [filter] = await selectionFiltersOf(db, group, [input.filterId]);
-  if (!filter)
-    return { ok: false, type: 'NOT_FOUND', message: `There is no asset filter ${input.filterId}.` };
+  if (!filter) return fail('NOT_FOUND', `There is no asset filter ${input.filterId}.`);
   if (input.name != null && input.name.length > 1000)
-    return { ok: false, type: 'INVALID_INPUT', message: 'name is longer than 1000 characters.' };
+    return fail('INVALID_INPUT', 'name is longer than 1000 characters.');
   const checked = await resolveExport(db, group, {
     profile: filter.profile,
     properties: input.properties,
@@ -89,7 +87,29 @@ export async function createDownload(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return { ok: true, row: row as DownloadRow };
+  return ok(row as DownloadRow);
+}
+
+/** The longest download id looked up; ids made here are UUIDs, and no longer one names any. */
+const MAX_DOWNLOAD_ID = 128;
+
+/**
+ * Withdraws a saved download of `group`: its row goes, so its link answers 404 from the next
+ * fetch on (a download already streaming finishes). Another group's download is not found.
+ */
+export async function deleteDownload(
+  db: Kysely<Tables>,
+  group: string,
+  id: string,
+): Promise<Result<null, AssetErrorType>> {
+  const gone = `There is no download ${id.length > MAX_DOWNLOAD_ID ? `${id.slice(0, MAX_DOWNLOAD_ID)}…` : id}.`;
+  if (id.length > MAX_DOWNLOAD_ID) return fail('NOT_FOUND', gone);
+  const deleted = await db
+    .deleteFrom('asset_downloads')
+    .where('user_group', '=', group)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return deleted.numDeletedRows > 0n ? ok(null) : fail('NOT_FOUND', gone);
 }
 
 export async function downloadsOf(db: Kysely<Tables>, group: string): Promise<DownloadRow[]> {

@@ -7,14 +7,17 @@ import type {
 } from '../../../__generated__/assets.ts';
 import { unauthenticated } from '../../../shared/errors.ts';
 import { isAuthenticated } from '../../../shared/identity.ts';
+import { mutationResult } from '../../../shared/result.ts';
 import type { AssetsContext } from '../context.ts';
+import { EXPORTS_ROUTE } from '../descriptor.ts';
+import { asCaller } from '../resolvers/common.ts';
 import { selectionFiltersOf } from '../selection-filters.ts';
-import { createDownload, downloadsOf, safeFileName } from './downloads.ts';
+import { createDownload, deleteDownload, downloadsOf, safeFileName } from './downloads.ts';
 import { resolveExport } from './spec.ts';
-import { EXPORT_URL_TTL_SECONDS, EXPORTS_PATH, MAX_TOKEN_LENGTH } from './tokens.ts';
+import { EXPORT_URL_TTL_SECONDS, MAX_TOKEN_LENGTH } from './tokens.ts';
 
 function linkFor(ctx: AssetsContext, token: string) {
-  return `${ctx.exports.baseUrl}${EXPORTS_PATH}${token}`;
+  return `${ctx.exports.baseUrl}${EXPORTS_ROUTE.public}${token}`;
 }
 
 const assetsExport: AssetProfileResolvers<AssetsContext>['assetsExport'] = async (p, args, ctx) => {
@@ -51,24 +54,26 @@ const createAssetFilterDownload: MutationResolvers<AssetsContext>['createAssetFi
   { input, correlationId },
   ctx,
 ) => {
-  const cid = correlationId ?? ctx.requestId;
-  if (!isAuthenticated(ctx.identity)) {
-    return {
-      download: null,
-      correlationId: cid,
-      errors: [{ type: 'UNAUTHENTICATED' as const, message: 'Sign in to make downloads.' }],
-    };
-  }
-  const outcome = await createDownload(
-    ctx.db,
-    ctx.identity.userGroup,
-    ctx.identity.username,
-    input,
-    ctx.clock.now(),
+  const outcome = await asCaller(ctx, 'Sign in to make downloads.', (caller) =>
+    createDownload(ctx.db, caller.userGroup, caller.username, input, ctx.clock.now()),
   );
-  if (!outcome.ok)
-    return { download: null, correlationId: cid, errors: [{ type: outcome.type, message: outcome.message }] };
-  return { download: outcome.row, correlationId: cid, errors: [] };
+  return mutationResult(correlationId ?? ctx.requestId, outcome, (download) => ({ download }), {
+    download: null,
+  });
+};
+
+const deleteAssetDownload: MutationResolvers<AssetsContext>['deleteAssetDownload'] = async (
+  _root,
+  { id, correlationId },
+  ctx,
+) => {
+  const outcome = await asCaller(ctx, 'Sign in to delete downloads.', (caller) =>
+    deleteDownload(ctx.db, caller.userGroup, id),
+  );
+  // A delete answers a null payload and no errors (docs/schema.md §10).
+  return mutationResult(correlationId ?? ctx.requestId, outcome, () => ({ download: null }), {
+    download: null,
+  });
 };
 
 /** Exports: ad-hoc links from `assetsExport`, saved downloads of selection filters. */
@@ -76,6 +81,7 @@ export const exportResolvers = {
   assetsExport,
   assetFilterDownloads,
   createAssetFilterDownload,
+  deleteAssetDownload,
   AssetProfileAssetExport: {
     csvFileDownloadUrl: (e, { exportName }, ctx) => {
       const token = ctx.exports.tokens.sign({

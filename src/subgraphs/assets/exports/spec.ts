@@ -1,4 +1,5 @@
 import type { Kysely, RawBuilder } from 'kysely';
+import { fail, ok, type Result } from '../../../shared/result.ts';
 import type { Tables } from '../../../storage/tables.ts';
 import { compileFilter } from '../filters/compile.ts';
 import { type AssetFilterInput, FilterError } from '../filters/types.ts';
@@ -33,11 +34,8 @@ export interface ResolvedExport {
   where?: RawBuilder<boolean>;
 }
 
-export type ExportProblem = {
-  ok: false;
-  type: 'NOT_FOUND' | 'UNKNOWN_PROPERTY' | 'INVALID_FILTER';
-  message: string;
-};
+/** Why an export does not fit the profile. */
+export type ExportProblem = 'NOT_FOUND' | 'UNKNOWN_PROPERTY' | 'INVALID_FILTER';
 
 /** Most columns one export may have: beyond this a spreadsheet is no longer readable anyway. */
 export const MAX_EXPORT_COLUMNS = 500;
@@ -50,28 +48,23 @@ export async function resolveExport(
   db: Kysely<Tables>,
   group: string,
   request: ExportRequest,
-): Promise<{ ok: true; value: ResolvedExport } | ExportProblem> {
+): Promise<Result<ResolvedExport, ExportProblem>> {
   const loaders = createAssetLoaders(db, group);
   const profile = await loaders.profile.load(request.profile);
-  if (!profile) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${request.profile}.` };
+  if (!profile) return fail('NOT_FOUND', `There is no profile ${request.profile}.`);
   const known = [...new Set(profile.properties.map((p) => p.name))];
   const properties = request.properties ? [...new Set(request.properties)] : known;
   const unknown = properties.filter((p) => !known.includes(p));
   if (unknown.length > 0) {
-    return {
-      ok: false,
-      type: 'UNKNOWN_PROPERTY',
-      message: `Profile ${profile.profile} has no ${unknown.length === 1 ? 'property' : 'properties'} ${unknown.join(', ')}.`,
-    };
+    return fail(
+      'UNKNOWN_PROPERTY',
+      `Profile ${profile.profile} has no ${unknown.length === 1 ? 'property' : 'properties'} ${unknown.join(', ')}.`,
+    );
   }
   if (properties.length > MAX_EXPORT_COLUMNS) {
-    return {
-      ok: false,
-      type: 'UNKNOWN_PROPERTY',
-      message: `An export has at most ${MAX_EXPORT_COLUMNS} property columns.`,
-    };
+    return fail('UNKNOWN_PROPERTY', `An export has at most ${MAX_EXPORT_COLUMNS} property columns.`);
   }
-  if (request.filter == null) return { ok: true, value: { group, profile, properties } };
+  if (request.filter == null) return ok({ group, profile, properties });
   const names = await db
     .selectFrom('asset_profiles')
     .select('profile')
@@ -87,9 +80,9 @@ export async function resolveExport(
       profiles: (n) => byName.get(n) ?? null,
       group,
     });
-    return { ok: true, value: { group, profile, properties, where } };
+    return ok({ group, profile, properties, where });
   } catch (e) {
     if (!(e instanceof FilterError)) throw e;
-    return { ok: false, type: 'INVALID_FILTER', message: e.message };
+    return fail('INVALID_FILTER', e.message);
   }
 }

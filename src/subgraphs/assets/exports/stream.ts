@@ -6,6 +6,7 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Database } from '../../../storage/database.ts';
 import type { Tables } from '../../../storage/tables.ts';
+import { propertyDefaults } from '../profiles/effective-properties.ts';
 import type { ResolvedExport } from './spec.ts';
 
 export type ExportFormat = 'CSV' | 'XLSX';
@@ -22,23 +23,14 @@ const BLOCK_BYTES = 64 * 1024;
 /** Excel's limit on the characters of one cell. */
 const EXCEL_CELL_MAX = 32767;
 
-/** The first non-null default of each property, as `Asset.properties` shows it. */
-function defaultsOf(spec: ResolvedExport): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  for (const def of spec.profile.properties) {
-    if (!out.has(def.name) && def.default !== undefined && def.default !== null)
-      out.set(def.name, def.default);
-  }
-  return out;
-}
-
 /**
  * The export's rows in id order: `id`, display name, then PostgreSQL's text of each property's
- * *effective* value (the stored value, else the profile's default): a string unquoted, any
- * other JSON value as its JSON text, JSON null and missing as SQL null.
+ * *effective* value (profiles/effective-properties.ts: the stored value, else the profile's
+ * default; `->>` reads JSON null as SQL null, so it takes the default too): a string unquoted,
+ * any other JSON value as its JSON text, SQL null when there is neither.
  */
 function rowsQuery(db: Kysely<Tables>, spec: ResolvedExport, after?: string, limit?: number) {
-  const defaults = defaultsOf(spec);
+  const defaults = new Map(propertyDefaults(spec.profile));
   const columns = spec.properties.map((name, i) => {
     const fallback = defaults.get(name);
     const text =

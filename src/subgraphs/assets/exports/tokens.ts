@@ -1,9 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
-
-/** Where export links live, under the service's base URL; any gateway process serves them. */
-export const EXPORTS_PATH = '/api/exports/';
+import { fail, ok, type Result } from '../../../shared/result.ts';
 
 /** How long a link from `csvFileDownloadUrl` works (like a pre-signed object URL). */
 export const EXPORT_URL_TTL_SECONDS = 60 * 60;
@@ -18,7 +16,7 @@ const queryExport = z.object({
   k: z.literal('q'),
   /** tenant group */
   g: z.string(),
-  /** who asked (shown in logs) */
+  /** who made it: the link works only while they are in good standing in the group */
   u: z.string(),
   p: z.string(),
   /** columns: the properties, after id and display name */
@@ -32,7 +30,10 @@ const queryExport = z.object({
   e: z.number().int(),
 });
 
-/** A saved download: the token names the row; deleting the row revokes the link. */
+/**
+ * A saved download: the token names the row, which names its maker; deleting the row revokes
+ * the link.
+ */
 const savedDownload = z.object({
   k: z.literal('d'),
   g: z.string(),
@@ -43,11 +44,11 @@ const savedDownload = z.object({
 const payload = z.discriminatedUnion('k', [queryExport, savedDownload]);
 
 export type ExportTokenPayload = z.infer<typeof payload>;
-export type QueryExportToken = z.infer<typeof queryExport>;
 
-export type TokenCheck =
-  | { ok: true; payload: ExportTokenPayload }
-  | { ok: false; reason: 'INVALID' | 'EXPIRED' };
+/** The payload of a good token; `INVALID` (forged, damaged) or `EXPIRED` otherwise. */
+export type TokenCheck = Result<ExportTokenPayload, 'INVALID' | 'EXPIRED'>;
+
+const invalid = () => fail('INVALID', 'The token is not valid.');
 
 /**
  * Signed export tokens: `base64url(deflate(JSON)) "." base64url(HMAC-SHA256)`, keyed by a key
@@ -69,21 +70,20 @@ export class ExportTokens {
 
   verify(token: string, nowSeconds: number): TokenCheck {
     const dot = token.indexOf('.');
-    if (dot <= 0 || token.length > MAX_TOKEN_LENGTH * 2) return { ok: false, reason: 'INVALID' };
+    if (dot <= 0 || token.length > MAX_TOKEN_LENGTH * 2) return invalid();
     const data = token.slice(0, dot);
     const given = Buffer.from(token.slice(dot + 1), 'base64url');
     const expected = this.#mac(data);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      return { ok: false, reason: 'INVALID' };
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid();
     let parsed: ExportTokenPayload;
     try {
       const json = inflateRawSync(Buffer.from(data, 'base64url'), { maxOutputLength: 1 << 20 });
       parsed = payload.parse(JSON.parse(json.toString('utf8')));
     } catch {
-      return { ok: false, reason: 'INVALID' };
+      return invalid();
     }
-    if (parsed.e <= nowSeconds) return { ok: false, reason: 'EXPIRED' };
-    return { ok: true, payload: parsed };
+    if (parsed.e <= nowSeconds) return fail('EXPIRED', 'The token has expired.');
+    return ok(parsed);
   }
 
   #mac(data: string): Buffer {

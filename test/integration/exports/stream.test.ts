@@ -3,9 +3,15 @@ import ExcelJS from 'exceljs';
 import fc from 'fast-check';
 import { to as copyTo } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, type TestDatabase } from '../../../../test/helpers/database.ts';
-import { backlog, decodeCopyChunks, decodeCopyLines, inlineParameters, sheetName } from './stream.ts';
-import { ExportTokens } from './tokens.ts';
+import {
+  backlog,
+  decodeCopyChunks,
+  decodeCopyLines,
+  inlineParameters,
+  sheetName,
+} from '../../../src/subgraphs/assets/exports/stream.ts';
+import { ExportTokens } from '../../../src/subgraphs/assets/exports/tokens.ts';
+import { freshDatabase, type TestDatabase } from '../../helpers/database.ts';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -134,11 +140,16 @@ describe('ExportTokens', () => {
 
   it('round-trips, and refuses other keys, expiry and any changed character', () => {
     const token = tokens.sign(body);
-    expect(tokens.verify(token, 1_000)).toEqual({ ok: true, payload: body });
-    expect(tokens.verify(token, 2_000_000_000)).toEqual({ ok: false, reason: 'EXPIRED' });
+    expect(tokens.verify(token, 1_000)).toEqual({ ok: true, value: body });
+    expect(tokens.verify(token, 2_000_000_000)).toEqual({
+      ok: false,
+      type: 'EXPIRED',
+      message: 'The token has expired.',
+    });
     expect(new ExportTokens(new Uint8Array(32).fill(8)).verify(token, 1_000)).toEqual({
       ok: false,
-      reason: 'INVALID',
+      type: 'INVALID',
+      message: 'The token is not valid.',
     });
     for (let i = 0; i < token.length; i++) {
       const c = token[i] === 'A' ? 'B' : 'A';

@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, type TestDatabase } from '../../../../test/helpers/database.ts';
-import { ManualClock } from '../../../shared/clock.ts';
-import { createLogger } from '../../../shared/logger.ts';
-import { applyProfiles } from '../profiles/profiles.service.ts';
-import { createExportHandler } from './handler.ts';
-import { ExportTokens } from './tokens.ts';
+import { ManualClock } from '../../../src/shared/clock.ts';
+import { createLogger } from '../../../src/shared/logger.ts';
+import { createExportHandler } from '../../../src/subgraphs/assets/exports/handler.ts';
+import { ExportTokens } from '../../../src/subgraphs/assets/exports/tokens.ts';
+import { applyProfiles } from '../../../src/subgraphs/assets/profiles/profiles.service.ts';
+import { createAccountStanding } from '../../../src/subgraphs/auth/index.ts';
+import { ensureMember } from '../../helpers/app.ts';
+import { freshDatabase, type TestDatabase } from '../../helpers/database.ts';
 
 const GROUP = 'handler';
 let database: TestDatabase;
@@ -14,6 +16,7 @@ const tokens = new ExportTokens(new Uint8Array(32).fill(3));
 
 beforeAll(async () => {
   database = await freshDatabase();
+  await ensureMember(database, 'tester', GROUP);
   const outcome = await applyProfiles(database.db, GROUP, 'tester', [
     {
       profile: 'item',
@@ -49,9 +52,10 @@ describe('export handler', () => {
     const handle = createExportHandler({
       database,
       tokens,
+      standing: createAccountStanding({ db: database.db }),
       clock,
       log: createLogger('silent'),
-      maxConcurrent: 1,
+      limits: { maxConcurrent: 1 },
     });
     const first = await handle(link());
     expect(first.status).toBe(200);
