@@ -4,14 +4,25 @@ import { defineConfig } from 'vitest/config';
 // One copy of graphql: Node loads its CommonJS entry for our dependencies, so tests must too.
 const graphqlEntry = createRequire(import.meta.url).resolve('graphql');
 
+/**
+ * Three scopes, as `npm test` runs them all and `npm run test:<scope>` one:
+ * - `unit`: beside the code in src/, no database, browser or outside tool; runs in seconds.
+ * - `integration`: test/integration/, against a real database (PGlite, or PostgreSQL with
+ *   DATABASE_URL), in process.
+ * - `e2e`: test/e2e/, real processes, browsers, routers and tools.
+ */
 export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: graphqlEntry }] },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'test/**/*.e2e.ts'],
     // Each file gets its own database; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.e2e.ts', 'test/e2e/**/*.test.ts'] } },
+    ],
   },
 });

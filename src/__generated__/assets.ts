@@ -809,6 +809,8 @@ export type Mutation = {
   createAssetFilter: Maybe<AssetFilterMutationResult>;
   /** Makes a download of a saved filter's assets, listed by `assetFilterDownloads` (assetql addition). */
   createAssetFilterDownload: AssetFilterDownloadMutationResult;
+  /** Deletes a download of the caller's group; its link answers 404 from then on (assetql addition). */
+  deleteAssetDownload: AssetFilterDownloadMutationResult;
   /** Marks up to 1000 assets deleted, or removes them with `hard: true` (assetql addition). */
   deleteAssets: AssetsMutationResult;
   putAssetProfileExtension: Maybe<AssetProfileMutationResult>;
@@ -838,6 +840,12 @@ export type MutationCreateAssetFilterArgs = {
 export type MutationCreateAssetFilterDownloadArgs = {
   correlationId?: InputMaybe<Scalars['String']['input']>;
   input: CreateAssetFilterDownloadInput;
+};
+
+
+export type MutationDeleteAssetDownloadArgs = {
+  correlationId?: InputMaybe<Scalars['String']['input']>;
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1715,6 +1723,7 @@ export type MutationResolvers<ContextType = AssetsContext, ParentType extends Re
   convertAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationConvertAssetsArgs, 'input'>>;
   createAssetFilter?: Resolver<Maybe<ResolversTypes['AssetFilterMutationResult']>, ParentType, ContextType, RequireFields<MutationCreateAssetFilterArgs, 'input'>>;
   createAssetFilterDownload?: Resolver<ResolversTypes['AssetFilterDownloadMutationResult'], ParentType, ContextType, RequireFields<MutationCreateAssetFilterDownloadArgs, 'input'>>;
+  deleteAssetDownload?: Resolver<ResolversTypes['AssetFilterDownloadMutationResult'], ParentType, ContextType, RequireFields<MutationDeleteAssetDownloadArgs, 'id'>>;
   deleteAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationDeleteAssetsArgs, 'input'>>;
   putAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationPutAssetProfileExtensionArgs, 'input'>>;
   removeAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationRemoveAssetProfileExtensionArgs, 'input'>>;

@@ -65,6 +65,13 @@ export type AuthConfirmSignInInput = {
    */
   code: Scalars['String']['input'];
   mfaType: AuthChallengeName;
+  /**
+   * With a right MFA code, remember this device, so that its next sign-ins skip MFA (assetql
+   * addition; it counts where devices are remembered on the user's opt-in, the default). The
+   * answer's `session.deviceKey` is then the device's whole key, secret included: keep it and send
+   * it as `deviceKey` at the next sign-in.
+   */
+  rememberDevice?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 export type AuthCreateApiKeyInput = {
@@ -239,10 +246,12 @@ export type Config = {
 export type Device = {
   __typename?: 'Device';
   createdAt: Scalars['DateTime']['output'];
+  /** The device's public key; it alone never skips MFA. */
   deviceKey: Scalars['ID']['output'];
   lastIpAddress: Maybe<Scalars['String']['output']>;
   lastSignedInAt: Maybe<Scalars['DateTime']['output']>;
   name: Maybe<Scalars['String']['output']>;
+  /** True while a sign-in with the device's whole key skips MFA (docs/auth.md §7). */
   remembered: Scalars['Boolean']['output'];
 };
 
@@ -376,7 +385,11 @@ export type Session = {
   /** Details of the pending challenge, e.g. `{ destination: "+1******89" }` for SMS_MFA. */
   challengeParam: Maybe<Scalars['JSONObject']['output']>;
   clientApplicationType: Maybe<ClientApplicationType>;
-  /** The device this session signed in on; send it as `deviceKey` at the next sign-in. */
+  /**
+   * The device this session signed in on; send it as `deviceKey` at the next sign-in. In the answer
+   * of a sign-in that remembered the device (or signed in with it remembered), the whole key
+   * `<key>.<secret>`, shown there only; elsewhere the public key.
+   */
   deviceKey: Maybe<Scalars['String']['output']>;
   /** The soft (idle) expiry; it moves forward with activity, never past `expiresAtHard`. */
   expiresAt: Maybe<Scalars['DateTime']['output']>;

@@ -1,4 +1,4 @@
-import type { ObservationRow } from '../subgraphs/assets/datasets/write.ts';
+import type { ObservationRow } from '../subgraphs/assets/datasets/rows.ts';
 import type { ProfileDocument } from '../subgraphs/assets/profiles/definition.ts';
 
 /**

@@ -1,21 +1,25 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Config } from '../config/index.ts';
-import type { AssetsTable, Tables } from '../storage/tables.ts';
+import { LOCKS, withAdvisoryLock } from '../storage/locks.ts';
+import type { Tables } from '../storage/tables.ts';
+import type { DatasetRow, ObservationRow } from '../subgraphs/assets/datasets/rows.ts';
+import { kyselyExec } from '../subgraphs/assets/exec.ts';
 import {
-  type DatasetRow,
-  kyselyExec,
-  type ObservationRow,
-  writeObservationsIn,
-  writeUpDatasetIn,
-} from '../subgraphs/assets/datasets/write.ts';
-import { lookupOf, refreshLookups } from '../subgraphs/assets/lookup.ts';
+  type AssetImportRow,
+  type PreparedProfile,
+  prepareProfile,
+  validateAsset,
+} from '../subgraphs/assets/import/validate.ts';
+import { refreshLookups } from '../subgraphs/assets/lookup.ts';
 import {
   type EffectiveProfile,
   effectiveProfile,
   type ProfileDocument,
 } from '../subgraphs/assets/profiles/definition.ts';
-import { displayNameOf } from '../subgraphs/assets/profiles/display-name.ts';
 import { validateEffective, valueFits } from '../subgraphs/assets/profiles/validate.ts';
+import { writeUpDatasetIn } from '../subgraphs/assets/write/datasets.ts';
+import { writeObservationsIn } from '../subgraphs/assets/write/observations.ts';
+import { upsertAssetsIn } from '../subgraphs/assets/write/upsert.ts';
 import { createUser } from '../subgraphs/auth/users.ts';
 import {
   EQUIPMENT_AT,
@@ -229,8 +233,16 @@ const EAST_FACILITY = {
  * geometry and relationships, the equipment at facilities and well pads with their sensors
  * and a few days of telemetry, saved filters and views, one open issue; in `demo-east` a copy
  * of one site and a facility of its own with its equipment. Returns whether anything was written.
+ *
+ * Processes started together (the subgraphs of a distributed deployment) each load it at start:
+ * one at a time under an advisory lock, each looking for the tenant first, so that the first
+ * loads it and the others find it and write nothing.
  */
 export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret'>): Promise<boolean> {
+  return withAdvisoryLock(db, LOCKS.demoData, () => loadDemo(db, config));
+}
+
+async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret'>): Promise<boolean> {
   const existing = await db
     .selectFrom('asset_profiles')
     .select('profile')
@@ -275,17 +287,11 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
         .execute();
       await refreshLookups(kyselyExec(trx), group);
     }
-    const lookupNames = new Map(
-      (
-        await trx
-          .selectFrom('asset_profiles')
-          .select(['user_group', 'profile', 'lookup_names'])
-          .where('user_group', 'in', [...DEMO_GROUPS])
-          .execute()
-      ).map((r) => [`${r.user_group}/${r.profile}`, r.lookup_names]),
-    );
-
-    const assets: Insertable<AssetsTable>[] = [];
+    // The rows of each group's profile, written through the assets writer like any import.
+    const assets = new Map<
+      string,
+      { group: string; profile: EffectiveProfile; prepared: PreparedProfile; rows: AssetImportRow[] }
+    >();
     const registry: DatasetRow[] = [];
     const operations: DatasetRow[] = [];
     const facilities: FacilityPlace[] = [];
@@ -300,17 +306,13 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
     ) => {
       const p = profilesOf.get(group)!.get(profile)!;
       checkAsset(p, id, properties);
-      assets.push({
-        user_group: group,
-        profile,
-        id,
-        properties: JSON.stringify(properties),
-        lookup: lookupOf(properties, lookupNames.get(`${group}/${profile}`)!),
-        observation: null,
-        geometry: JSON.stringify({ type: 'Point', coordinates: [round(lon), round(lat)] }),
-        display_name: displayNameOf(p.document, id, properties),
-        modified_at: now,
-      });
+      const key = `${group}/${profile}`;
+      if (!assets.has(key)) assets.set(key, { group, profile: p, prepared: prepareProfile(p), rows: [] });
+      const entry = assets.get(key)!;
+      const geometry = { type: 'Point', coordinates: [round(lon), round(lat)] };
+      const row = validateAsset(entry.prepared, { id, properties, geometry });
+      if (!row.ok) throw new Error(`demo ${profile} ${id}: ${row.message}`);
+      entry.rows.push(row.value);
     };
 
     for (const site of SITES) {
@@ -365,14 +367,8 @@ export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 
     add('demo-east', 'facility', eastId, { name, kind, siteId: 'S-300', capacity: 1800 }, lon, lat);
     const east = generateEquipment(rng(300), [EAST_FACILITY], [], now, { days: 1 });
     for (const a of east.assets) add('demo-east', a.profile, a.id, a.properties, a.lon, a.lat);
-    // One statement per thousand rows keeps every insert well under the bind-parameter limit.
-    for (let i = 0; i < assets.length; i += 1000)
-      await trx
-        .insertInto('assets')
-        .values(assets.slice(i, i + 1000))
-        .execute();
-
     const exec = kyselyExec(trx);
+    for (const { group, profile, rows } of assets.values()) await upsertAssetsIn(exec, group, profile, rows);
     await writeObservationsIn(
       exec,
       'demo',

@@ -1,8 +1,9 @@
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
+import type { SubgraphDescriptor } from '../shared/subgraph-descriptor.ts';
 
-export interface SubgraphDefinition {
-  name: string;
+/** A subgraph as the gateway serves it: what it declares, its SDL, and where it is. */
+export interface SubgraphDefinition extends SubgraphDescriptor {
   typeDefs: string;
   /** Where the gateway sends the subgraph's part of a query. */
   url: string;

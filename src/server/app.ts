@@ -2,19 +2,27 @@ import { sql } from 'kysely';
 import type { Config, SubgraphName } from '../config/index.ts';
 import type { SubgraphDefinition } from '../gateway/composition.ts';
 import { createGateway, type InProcessFetch } from '../gateway/gateway.ts';
-import { SessionResolver } from '../gateway/sessions.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { IdentitySigner } from '../shared/identity.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
 import { deriveKey } from '../shared/secrets.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
+import type { SubgraphDescriptor } from '../shared/subgraph-descriptor.ts';
 import { type Database, openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
+import { assetsDescriptor } from '../subgraphs/assets/descriptor.ts';
 import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
 import { stsCredentialsProvider } from '../subgraphs/auth/credentials/sts.ts';
-import { authTypeDefs, createAuthSubgraph } from '../subgraphs/auth/index.ts';
+import { authDescriptor } from '../subgraphs/auth/descriptor.ts';
+import {
+  authTypeDefs,
+  createAccountStanding,
+  createAuthSubgraph,
+  createSessionResolution,
+} from '../subgraphs/auth/index.ts';
 import { type AuthLimits, DEFAULT_LIMITS } from '../subgraphs/auth/limits.ts';
 import { configuredMessenger } from '../subgraphs/auth/messaging/configured.ts';
+import { issuesDescriptor } from '../subgraphs/issues/descriptor.ts';
 import { createIssuesSubgraph, issuesTypeDefs } from '../subgraphs/issues/index.ts';
 
 /** What one process serves: everything, one subgraph, or the gateway alone. */
@@ -24,6 +32,13 @@ export const TYPE_DEFS: Readonly<Record<SubgraphName, string>> = {
   assets: assetsTypeDefs,
   auth: authTypeDefs,
   issues: issuesTypeDefs,
+};
+
+/** What each subgraph declares to the gateway (routes, capabilities), wherever it runs. */
+export const DESCRIPTORS: Readonly<Record<SubgraphName, SubgraphDescriptor>> = {
+  assets: assetsDescriptor,
+  auth: authDescriptor,
+  issues: issuesDescriptor,
 };
 
 /** Where single-process subgraphs live: never resolved on a network, only matched by origin. */
@@ -89,7 +104,13 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
         return createAssetsSubgraph({
           ...deps,
           database,
-          exports: { baseUrl: config.baseUrl, key: deriveKey(config.secret, 'exports') },
+          // Subgraphs never import each other: auth's standing rule is handed over here.
+          standing: createAccountStanding({ db: database.db }),
+          exports: {
+            baseUrl: config.baseUrl,
+            key: deriveKey(config.secret, 'exports'),
+            limits: config.exportLimits,
+          },
         });
       case 'auth':
         return createAuthSubgraph({
@@ -100,6 +121,10 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
           messenger: makeMessenger(),
           credentials: makeCredentials(),
           oidcIssuers: config.oidcIssuers,
+          devices: {
+            remember: config.rememberDevices,
+            maxAgeMs: config.rememberDevicesDays * 24 * 60 * 60 * 1000,
+          },
           settings: {
             loginEnabled: config.loginEnabled,
             ssoEnabled: config.oidcIssuers.length > 0,
@@ -139,11 +164,11 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
         const url = inProcessUrl(name);
         inProcess.set(new URL(url).origin, (input, init) => subgraph.fetch(input as URL, init ?? {}));
         local.push(subgraph);
-        return { name, typeDefs: TYPE_DEFS[name], url };
+        return { ...DESCRIPTORS[name], typeDefs: TYPE_DEFS[name], url };
       }
       const url = config.subgraphUrls[name];
       if (!url) throw new Error(`the gateway needs ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`);
-      return { name, typeDefs: TYPE_DEFS[name], url };
+      return { ...DESCRIPTORS[name], typeDefs: TYPE_DEFS[name], url };
     });
     const subgraphReady = async () => {
       if (role.kind === 'single') return true;
@@ -161,7 +186,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       subgraphs,
       inProcess,
       local,
-      sessions: new SessionResolver({ db: database.db, clock }),
+      sessions: createSessionResolution({ db: database.db, clock }),
       signer,
       log,
       ready: async () => (await dbReady()) && (await subgraphReady()),

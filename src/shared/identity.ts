@@ -131,3 +131,25 @@ export function correlationIdFrom(incoming: string | null | undefined): string {
   if (incoming && incoming.length <= 255 && /^[A-Za-z0-9_\-=]+$/.test(incoming)) return incoming;
   return crypto.randomUUID();
 }
+
+/**
+ * Turns a presented session ID into the identity it stands for, by the session rules (idle and
+ * hard expiry, sliding expiry, a user's standing). Implemented by the auth subgraph, which owns
+ * sessions; handed to whoever needs it (our gateway, or a subgraph behind another router).
+ */
+export interface SessionResolution {
+  /** The identity of a session ID, or ANONYMOUS for none, a malformed, unknown or expired one. */
+  resolve(sessionId: string | null | undefined): Promise<Identity>;
+  /** Forgets what is cached of a session at once (after sign-out or rotation seen here). */
+  forget(sessionId: string): void;
+}
+
+/**
+ * Whether a user may still act in a group: the user exists, is not disabled, and still belongs
+ * to the group. The same rule decides whether a session still counts, so it is implemented by
+ * the auth subgraph and handed to whoever acts later on a user's behalf without a session, such
+ * as an export link, which must stop working when its maker is disabled or leaves the group.
+ */
+export interface AccountStanding {
+  inGoodStanding(username: string, group: string): Promise<boolean>;
+}

@@ -12,7 +12,6 @@ import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { createYoga } from 'graphql-yoga';
 import type { Clock } from './clock.ts';
-import { isDatabaseUnavailable, serviceUnavailable } from './errors.ts';
 import {
   ANONYMOUS,
   IDENTITY_HEADER,
@@ -22,11 +21,7 @@ import {
   REQUEST_ID_HEADER,
 } from './identity.ts';
 import type { Logger } from './logger.ts';
-
-/** By name, not class: a second copy of `graphql` (CJS beside ESM) must not unmask errors. */
-function isGraphQLError(e: unknown): e is GraphQLError {
-  return e instanceof Error && e.name === 'GraphQLError';
-}
+import { maskError, toGraphQLError } from './mask-error.ts';
 
 /** What every subgraph resolver gets, besides its own dependencies. */
 export interface BaseContext {
@@ -105,17 +100,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
   });
   const log = options.log.child({ subgraph: options.name });
   const pendingHeaders = new WeakMap<Request, Headers>();
-  const UNEXPECTED = 'Unexpected error.';
-  function maskError(error: unknown, message: string): Error {
-    const original = isGraphQLError(error) ? error.originalError : error;
-    if (isGraphQLError(error) && (!original || isGraphQLError(original))) return error;
-    if (isDatabaseUnavailable(original ?? error)) {
-      log.warn({ err: original ?? error }, 'database unavailable');
-      return serviceUnavailable();
-    }
-    log.error({ err: original ?? error }, 'unexpected error in resolver');
-    return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
-  }
+  const mask = (error: unknown) => maskError(error, log, 'unexpected error in resolver');
   // Operations executed in process are compiled once per document (graphql-jit): arguments,
   // field plans and serialisers are worked out once instead of for every field of every row.
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
@@ -147,8 +132,10 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     landingPage: false,
     graphiql: false,
     logging: false,
-    healthCheckEndpoint: '/healthz',
-    maskedErrors: { maskError, errorMessage: UNEXPECTED },
+    // Yoga answers its health check with an empty body; /healthz is answered below instead, with
+    // the gateway's JSON, so that every process answers alike. Yoga's own goes where nobody asks.
+    healthCheckEndpoint: '/__yoga/healthz',
+    maskedErrors: { maskError: mask },
     context: async ({ request }) => {
       const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
       const token = request.headers.get(IDENTITY_HEADER);
@@ -171,6 +158,10 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     plugins: [
       {
         async onRequest({ request, url, endResponse }) {
+          if (url.pathname === '/healthz') {
+            endResponse(Response.json({ status: 'ok' }));
+            return;
+          }
           for (const [prefix, route] of Object.entries(options.routes ?? {})) {
             if (url.pathname.startsWith(prefix)) {
               endResponse(await route(request));
@@ -213,7 +204,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
         result = { errors: [toGraphQLError(e)] };
       }
       if (result.errors?.length) {
-        result = { ...result, errors: result.errors.map((e) => toGraphQLError(maskError(e, UNEXPECTED))) };
+        result = { ...result, errors: result.errors.map(mask) };
       }
       return { result, responseHeaders: base.responseHeaders };
     },
@@ -222,10 +213,3 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
 
 /** Context factories take the HTTP request; executed in process there is none to read. */
 const LOCAL_REQUEST = new Request('http://local.subgraph.assetql.internal/graphql', { method: 'POST' });
-
-function toGraphQLError(e: unknown): GraphQLError {
-  if (isGraphQLError(e)) return e;
-  return new GraphQLError(e instanceof Error ? e.message : String(e), {
-    originalError: e instanceof Error ? e : undefined,
-  });
-}

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
+import { LOCKS, withAdvisoryLock } from './locks.ts';
 import * as foundation from './migrations/20261122T0300_foundation.ts';
 import * as auth from './migrations/20261122T0400_auth.ts';
 import * as rateLimits from './migrations/20261122T0500_rate_limits.ts';
@@ -16,6 +17,7 @@ import * as sessionRefs from './migrations/20261122T1500_session_refs.ts';
 import * as partialGeometryIndex from './migrations/20261123T2200_partial_geometry_index.ts';
 import * as lookupKeys from './migrations/20261124T0100_lookup_keys.ts';
 import * as profileCheck from './migrations/20261124T0200_profile_check_per_statement.ts';
+import * as rememberedDevices from './migrations/20261125T0100_remembered_devices.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -38,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '20261123T2200_partial_geometry_index': partialGeometryIndex,
   '20261124T0100_lookup_keys': lookupKeys,
   '20261124T0200_profile_check_per_statement': profileCheck,
+  '20261125T0100_remembered_devices': rememberedDevices,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -48,8 +51,8 @@ export interface MigrationReport {
 }
 
 /**
- * Applies every pending migration in one transaction per migration. Safe to run from
- * several processes at once: Kysely takes an advisory lock.
+ * Applies every pending migration (Kysely runs them in one transaction). Safe to run from
+ * several processes at once: each waits for the others under an advisory lock.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before any table type holds
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport> {
@@ -69,8 +72,12 @@ export async function migrateUpTo(db: Kysely<any>, name: string | null): Promise
     migrationTableName: 'assetql_migrations',
     migrationLockTableName: 'assetql_migrations_lock',
   });
-  const { error, results } =
-    name === null ? await migrator.migrateToLatest() : await migrator.migrateTo(name);
+  // Kysely takes an advisory lock of its own, but only after creating its migration tables
+  // with `create table if not exists`, which two processes racing on an empty database both
+  // attempt (one fails on a duplicate pg_type row): the whole run goes under ours.
+  const { error, results } = await withAdvisoryLock(db, LOCKS.migrations, () =>
+    name === null ? migrator.migrateToLatest() : migrator.migrateTo(name),
+  );
   if (error) throw error instanceof Error ? error : new Error(String(error));
   const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   const names = Object.keys(migrations);

@@ -111,6 +111,10 @@ export interface DevicesTable {
   created_at: DefaultTimestamp;
   last_signed_in_at: Timestamp | null;
   last_ip_address: string | null;
+  /** SHA-256 of the secret a remembered device proves itself with; null when not remembered. */
+  secret_hash: Buffer | null;
+  /** When the device was remembered (its maximum age runs from here); null when not remembered. */
+  remembered_at: Timestamp | null;
 }
 
 export interface ApiKeysTable {

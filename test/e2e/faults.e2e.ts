@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   lastOutput,
   type PrivateCluster,
-  postgresBinDir,
   privateCluster,
   type Served,
   serve,
@@ -21,7 +20,8 @@ import {
   stop,
 } from '../helpers/processes.ts';
 
-const enabled = Boolean(process.env.DATABASE_URL) && postgresBinDir() !== undefined;
+// The PostgreSQL pass runs it; without PostgreSQL's binaries there, privateCluster() fails naming them.
+const enabled = Boolean(process.env.DATABASE_URL);
 const SECRET = 'faults-e2e-secret-0123456789abcdefghijklmn';
 /** No request may take longer than this, outage or not. */
 const FAIL_FAST_MS = 5_000;
@@ -251,5 +251,5 @@ describe.runIf(enabled)('PostgreSQL restarted under load (single process, privat
 });
 
 describe.skipIf(enabled)('PostgreSQL restarted under load', () => {
-  it.skip('runs only in the PostgreSQL pass (DATABASE_URL set) and needs /usr/lib/postgresql/*/bin', () => {});
+  it.skip('runs only in the PostgreSQL pass (DATABASE_URL set)', () => {});
 });

@@ -2,8 +2,9 @@ import { type Config, loadConfig } from '../../src/config/index.ts';
 import { createApp, type Role } from '../../src/server/app.ts';
 import { type Clock, ManualClock } from '../../src/shared/clock.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
-import { hashSessionId, lifetimeOf, newSessionId } from '../../src/shared/session-policy.ts';
 import type { AuthLimits } from '../../src/subgraphs/auth/limits.ts';
+import { addGroups, findUser, insertUser } from '../../src/subgraphs/auth/repository/users.ts';
+import { openSession } from '../../src/subgraphs/auth/sessions.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
@@ -27,14 +28,10 @@ export interface TestApp {
     headers?: Record<string, string>,
   ): Promise<GraphQLResponse<T>>;
   /**
-   * A signed-in session stored the way sign-in stores it, for tests of everything that
+   * A signed-in session opened by the code sign-in opens it with, for tests of everything that
    * is not sign-in itself. Returns the session ID to send in `x-svc-sessionid`.
    */
-  sessionFor(
-    username: string,
-    userGroup: string,
-    options?: { clientType?: string; kind?: string },
-  ): Promise<string>;
+  sessionFor(username: string, userGroup: string, options?: { clientType?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -46,16 +43,8 @@ export async function ensureMember(
   username: string,
   userGroup: string,
 ): Promise<void> {
-  await database.db
-    .insertInto('users')
-    .values({ username })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  await database.db
-    .insertInto('user_groups')
-    .values({ username, user_group: userGroup })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  if (!(await findUser(database.db, username))) await insertUser(database.db, { username });
+  await addGroups(database.db, username, [userGroup]);
 }
 
 export async function startTestApp(
@@ -101,26 +90,13 @@ export async function startTestApp(
     },
     async sessionFor(username, userGroup, o = {}) {
       await ensureMember(database, username, userGroup);
-      const id = newSessionId();
-      const clientType = o.clientType ?? 'EXPLORER';
-      const now = clock.now();
-      const life = lifetimeOf(clientType);
-      await database.db
-        .insertInto('sessions')
-        .values({
-          id_hash: hashSessionId(id),
-          kind: o.kind ?? 'session',
-          username,
-          user_group: userGroup,
-          client_type: clientType,
-          created_at: now,
-          expires_at: new Date(now.getTime() + life.idleMs),
-          expires_at_hard: new Date(now.getTime() + life.maxMs),
-          last_authenticated_at: now,
-          last_seen_at: now,
-        })
-        .execute();
-      return id;
+      const session = await openSession(database.db, clock.now(), {
+        kind: 'session',
+        username,
+        group: userGroup,
+        clientType: o.clientType ?? 'EXPLORER',
+      });
+      return session.id;
     },
     async close() {
       await app.close();

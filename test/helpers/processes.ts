@@ -160,7 +160,11 @@ export interface PrivateCluster {
  */
 export async function privateCluster(): Promise<PrivateCluster> {
   const bin = postgresBinDir();
-  if (!bin) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql');
+  if (!bin)
+    throw new Error(
+      'this test runs a PostgreSQL server of its own and needs initdb and pg_ctl under ' +
+        '/usr/lib/postgresql/<version>/bin; install them with: apt-get install postgresql',
+    );
   const dir = mkdtempSync('/tmp/aq-pg-');
   const asRoot = userInfo().uid === 0;
   if (asRoot) {

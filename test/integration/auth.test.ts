@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { hashSessionId } from '../../src/shared/session-policy.ts';
 import { outboxMessenger } from '../../src/subgraphs/auth/messaging/messenger.ts';
+import { replaceGroups } from '../../src/subgraphs/auth/repository/users.ts';
 import { createUser, disableUser, resetMfa } from '../../src/subgraphs/auth/users.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { requireTool } from '../helpers/tools.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 let t: TestApp;
@@ -72,7 +74,11 @@ function oathtool(secret: string, at: Date) {
     .toISOString()
     .replace('T', ' ')
     .replace(/\.\d+Z$/, ' UTC');
-  return execFileSync('oathtool', ['--totp', '-b', '--now', now, secret], { encoding: 'utf8' }).trim();
+  const oathtool = requireTool(['oathtool'], {
+    package: 'oathtool',
+    for: 'checking TOTP codes independently',
+  });
+  return execFileSync(oathtool, ['--totp', '-b', '--now', now, secret], { encoding: 'utf8' }).trim();
 }
 
 async function addUser(username: string, extra: Partial<Parameters<typeof createUser>[2]> = {}) {
@@ -416,11 +422,7 @@ describe('API keys (§5.3)', () => {
     const { id } = await signIn('lee', 'correct horse battery');
     const a = (await t.graphql<any>(CREATE, { k: 'one', g: 'beta' }, as(id))).body.data.createAPIKey.apiKey;
     const b = (await t.graphql<any>(CREATE, { k: 'two', g: 'acme' }, as(id))).body.data.createAPIKey.apiKey;
-    await t.database.db
-      .deleteFrom('user_groups')
-      .where('username', '=', 'lee')
-      .where('user_group', '=', 'beta')
-      .execute();
+    await replaceGroups(t.database.db, 'lee', ['acme']);
     t.clock.advance(5000);
     expect((await sessionOf(a.apiKeySessionId)).authenticated).toBe(false);
     expect((await sessionOf(b.apiKeySessionId)).authenticated).toBe(true);

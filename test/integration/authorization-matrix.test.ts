@@ -16,7 +16,10 @@ import {
   isObjectType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSessionId, lifetimeOf, newSessionId } from '../../src/shared/session-policy.ts';
+import { lifetimeOf } from '../../src/shared/session-policy.ts';
+import { openApiKey } from '../../src/subgraphs/auth/api-keys.ts';
+import { openSession } from '../../src/subgraphs/auth/sessions.ts';
+import { disableUser } from '../../src/subgraphs/auth/users.ts';
 import { type DemoApp, ensureMember, startDemoApp } from '../helpers/app.ts';
 
 // Every Query and Mutation root field of the composed schema, called by every kind of caller
@@ -45,9 +48,10 @@ const EXPECTED: Record<string, Record<Caller, Outcome>> = {
   'Query.assets': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'null', apiKey: 'ok' }),
   'Query.assetFilters': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
   'Query.assetFilter': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'null', apiKey: 'ok' }),
+  // The demo tenant has a download (made for deleteAssetDownload below); only its own caller sees it.
   'Query.assetFilterDownloads': asAnonymous('code:UNAUTHENTICATED', {
     otherTenant: 'empty',
-    apiKey: 'empty',
+    apiKey: 'ok',
   }),
   'Query.session': asAnonymous('signedOut', { otherTenant: 'ok', apiKey: 'ok' }),
   'Query.credentials': asAnonymous('code:UNAUTHENTICATED', {
@@ -104,6 +108,12 @@ const EXPECTED: Record<string, Record<Caller, Outcome>> = {
     apiKey: 'error:NOT_FOUND',
   }),
   'Mutation.createAssetFilterDownload': asAnonymous('error:UNAUTHENTICATED', {
+    otherTenant: 'error:NOT_FOUND',
+    apiKey: 'ok',
+  }),
+  // Aimed at a download of the demo tenant: another tenant does not find it; the API key (of the
+  // demo group, called after it) deletes it.
+  'Mutation.deleteAssetDownload': asAnonymous('error:UNAUTHENTICATED', {
     otherTenant: 'error:NOT_FOUND',
     apiKey: 'ok',
   }),
@@ -232,35 +242,14 @@ async function sessionRow(
   kind: 'session' | 'api_key',
   expired = false,
 ): Promise<string> {
-  const id = newSessionId();
   const now = BASE_TIME();
-  const clientType = kind === 'api_key' ? 'API_KEY' : 'EXPLORER';
-  const life = lifetimeOf(clientType);
-  let apiKeyId: string | null = null;
+  const db = d.app.database.db;
   if (kind === 'api_key') {
-    apiKeyId = `matrix-${id.slice(0, 12)}`;
-    await d.app.database.db
-      .insertInto('api_keys')
-      .values({ username, api_key_id: apiKeyId, user_group: group, created_at: now })
-      .execute();
+    return openApiKey(db, now, { username, apiKeyId: `matrix-${crypto.randomUUID().slice(0, 12)}`, group });
   }
-  await d.app.database.db
-    .insertInto('sessions')
-    .values({
-      id_hash: hashSessionId(id),
-      kind,
-      username,
-      user_group: group,
-      client_type: clientType,
-      created_at: new Date(now.getTime() - (expired ? life.idleMs + 60_000 : 0)),
-      expires_at: expired ? new Date(now.getTime() - 1000) : new Date(now.getTime() + life.idleMs),
-      expires_at_hard: new Date(now.getTime() + life.maxMs),
-      last_authenticated_at: now,
-      last_seen_at: now,
-      api_key_id: apiKeyId,
-    })
-    .execute();
-  return id;
+  // An expired session is one opened so long ago that its idle expiry has just passed.
+  const openedAt = expired ? new Date(now.getTime() - lifetimeOf('EXPLORER').idleMs - 1000) : now;
+  return (await openSession(db, openedAt, { kind: 'session', username, group, clientType: 'EXPLORER' })).id;
 }
 
 /** A fresh caller of each kind for each cell, so that one cell's signOut cannot change another. */
@@ -384,11 +373,7 @@ beforeAll(async () => {
   const owner = d.demo;
   await ensureMember(d.app.database, 'mallory', 'other-tenant');
   await ensureMember(d.app.database, 'dora', 'demo');
-  await d.app.database.db
-    .updateTable('users')
-    .set({ disabled: true })
-    .where('username', '=', 'dora')
-    .execute();
+  await disableUser(d.app.database.db, 'dora');
   // Objects of the demo tenant to aim at: a filter, a view and an issue.
   const made = await d.app.graphql(
     `mutation {
@@ -400,6 +385,14 @@ beforeAll(async () => {
     owner,
   );
   expect(made.body.errors).toBeUndefined();
+  const download = await d.app.graphql<{ createAssetFilterDownload: { download: { id: string } } }>(
+    `mutation { createAssetFilterDownload(input: { filterId: "matrix-filter", name: "matrix" }) { download { id } } }`,
+    {},
+    owner,
+  );
+  ARGUMENT_OVERRIDES['Mutation.deleteAssetDownload'] = {
+    id: download.body.data!.createAssetFilterDownload.download.id,
+  };
   const introspection = await d.app.graphql<IntrospectionQuery>(getIntrospectionQuery(), {}, owner);
   schema = buildClientSchema(introspection.body.data!);
   const db = d.app.database.db;

@@ -19,8 +19,8 @@ import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
 import { TYPE_DEFS } from '../../src/server/app.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Every type and field the spec names, one check a line (see ../shared/README.md). */
-const SURFACE = fileURLToPath(new URL('../../../shared/spec/surface.txt', import.meta.url));
+/** Every type and field the spec names, one check a line (scripts/check-surface.mjs reads it too). */
+const SURFACE = fileURLToPath(new URL('../fixtures/spec/surface.txt', import.meta.url));
 
 const services = () =>
   SUBGRAPH_NAMES.map((name) => ({

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profilesWithExtensions } from '../../src/subgraphs/assets/assets.repository.ts';
-import {
-  type DatasetRow,
-  DatasetWriteError,
-  type ObservationRow,
-  writeObservations,
-  writeUpDataset,
-} from '../../src/subgraphs/assets/datasets/write.ts';
+import type { DatasetRow, ObservationRow } from '../../src/subgraphs/assets/datasets/rows.ts';
 import { effectiveProfile } from '../../src/subgraphs/assets/profiles/definition.ts';
 import { applyProfiles, getProfileDocument } from '../../src/subgraphs/assets/profiles/profiles.service.ts';
+import { writeUpDataset } from '../../src/subgraphs/assets/write/datasets.ts';
+import { writeObservations } from '../../src/subgraphs/assets/write/observations.ts';
+import { DatasetWriteError } from '../../src/subgraphs/assets/write/types.ts';
 import { startDemoApp, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
@@ -325,7 +322,7 @@ describe('AssetProfile datasets (spec §2.1)', () => {
     };
     expect(await applyProfiles(t.database.db, 'demo', 'demo', [swapped])).toEqual({
       ok: true,
-      profiles: ['well'],
+      value: ['well'],
     });
     expect((await asset(id)).properties.status).toBe(registry.status); // the registry now wins
     expect((await datasets()).upDatasets.map((d: any) => d.dataset)).toEqual([

@@ -1,17 +1,18 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kyselyExec } from '../../src/subgraphs/assets/datasets/write.ts';
+import { kyselyExec } from '../../src/subgraphs/assets/exec.ts';
 import { compileFilter } from '../../src/subgraphs/assets/filters/compile.ts';
-import { deleteAssets, upsertAssets } from '../../src/subgraphs/assets/import/upsert.ts';
 import type { AssetImportRow } from '../../src/subgraphs/assets/import/validate.ts';
 import { createAssetLoaders } from '../../src/subgraphs/assets/loaders.ts';
-import { lookupOf, lookupSql } from '../../src/subgraphs/assets/lookup.ts';
 import {
   applyProfiles,
   putExtension,
   removeExtension,
 } from '../../src/subgraphs/assets/profiles/profiles.service.ts';
+import { deleteAssets } from '../../src/subgraphs/assets/write/delete.ts';
+import { lookupOf, lookupSql } from '../../src/subgraphs/assets/write/lookup-keys.ts';
+import { upsertAssets } from '../../src/subgraphs/assets/write/upsert.ts';
 import { relatedIds } from '../helpers/assets.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 

@@ -120,3 +120,43 @@ describe('20261124T0100_lookup_keys and 20261124T0200_profile_check_per_statemen
     expect(constraints.rows).toEqual([]);
   });
 });
+
+describe('20261125T0100_remembered_devices', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await freshDatabase({ upTo: '20261124T0200_profile_check_per_statement' });
+    await sql`insert into users (username) values ('old')`.execute(database.db);
+    await sql`insert into devices (username, device_key, name) values ('old', 'k-1', 'Phone')`.execute(
+      database.db,
+    );
+    const report = await migrateToLatest(database.db);
+    expect(report.applied).toContain('20261125T0100_remembered_devices');
+  });
+  afterAll(() => database?.close());
+
+  it('keeps the devices already stored, not remembered', async () => {
+    const rows =
+      await sql`select device_key, name, remembered, secret_hash, remembered_at from devices`.execute(
+        database.db,
+      );
+    expect(rows.rows).toEqual([
+      { device_key: 'k-1', name: 'Phone', remembered: false, secret_hash: null, remembered_at: null },
+    ]);
+  });
+
+  it('refuses a remembered device without its secret and time, and a secret on one not remembered', async () => {
+    const refused = (statement: ReturnType<typeof sql>) =>
+      statement.execute(database.db).then(
+        () => null,
+        (e: { code?: string }) => e.code,
+      );
+    expect(await refused(sql`update devices set remembered = true`)).toBe('23514');
+    expect(await refused(sql`update devices set secret_hash = '\\x00'::bytea`)).toBe('23514');
+    expect(
+      await refused(
+        sql`update devices set remembered = true, secret_hash = '\\x00'::bytea, remembered_at = now()`,
+      ),
+    ).toBeNull();
+  });
+});

@@ -213,7 +213,7 @@ describe('profile documents (assetql profiles apply)', () => {
     expect(bad).toMatchObject({ ok: false, type: 'INVALID_RELATIONSHIP' });
     expect(await getProfileDocument(t.database.db, 'demo', 'pump')).toBeNull();
     const good = await applyProfiles(t.database.db, 'demo', 'admin', [pump as never]);
-    expect(good).toEqual({ ok: true, profiles: ['pump'] });
+    expect(good).toEqual({ ok: true, value: ['pump'] });
     const doc = await getProfileDocument(t.database.db, 'demo', 'pump');
     expect(doc).toMatchObject({
       profile: 'pump',

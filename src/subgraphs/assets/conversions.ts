@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { AssetErrorType } from '../../__generated__/assets.ts';
+import { fail, ok, type Result } from '../../shared/result.ts';
 import type { Tables } from '../../storage/tables.ts';
+import type { AssetErrorType } from './error-codes.ts';
 import type { ProfileLookup } from './filters/types.ts';
 import { PLAIN_ID, PLAIN_ID_RULE } from './ids.ts';
 import { valueFits } from './profiles/validate.ts';
@@ -22,11 +23,8 @@ export interface ConversionRow {
   delete_source: boolean;
 }
 
-export type ConversionOutcome =
-  | { ok: true; row: ConversionRow | null }
-  | { ok: false; type: AssetErrorType; message: string };
-
-const fail = (type: AssetErrorType, message: string): ConversionOutcome => ({ ok: false, type, message });
+/** The conversion as saved (null once deleted), or why nothing changed. */
+export type ConversionOutcome = Result<ConversionRow | null, AssetErrorType>;
 
 export function conversionsOf(db: Kysely<Tables>, group: string, profile: string): Promise<ConversionRow[]> {
   return db
@@ -72,7 +70,7 @@ export async function putConversion(
       .where('id', '=', key.id)
       .executeTakeFirst();
     return r.numDeletedRows > 0n
-      ? { ok: true, row: null }
+      ? ok(null)
       : fail('NOT_FOUND', `Profile ${input.profile} has no conversion ${input.id}.`);
   }
   const target = profiles(input.targetProfile);
@@ -143,7 +141,7 @@ export async function putConversion(
     .onConflict((oc) => oc.columns(['user_group', 'profile', 'id']).doUpdateSet(values))
     .returningAll()
     .executeTakeFirstOrThrow();
-  return { ok: true, row: row as ConversionRow };
+  return ok(row as ConversionRow);
 }
 
 /** What applying a conversion to one source asset produces, before validation. */

@@ -1,16 +1,18 @@
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
+import type { ExportLimits } from '../../config/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { IdentitySigner } from '../../shared/identity.ts';
+import type { AccountStanding, IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { createSubgraph } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetsContext } from './context.ts';
-import { createExportHandler, SUBGRAPH_EXPORTS_PATH } from './exports/handler.ts';
+import { EXPORTS_ROUTE } from './descriptor.ts';
+import { createExportHandler } from './exports/handler.ts';
 import { ExportTokens } from './exports/tokens.ts';
 import { createAssetLoaders } from './loaders.ts';
-import { resolvers } from './resolvers.ts';
+import { resolvers } from './resolvers/index.ts';
 
 export const assetsTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
@@ -20,8 +22,13 @@ export interface AssetsDeps {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
-  /** The service's public base URL and the key export links are signed with. */
-  exports: { baseUrl: string; key: Uint8Array };
+  /** Auth's rule of a user's standing in a group: export links work only while their maker's holds. */
+  standing: AccountStanding;
+  /**
+   * The service's public base URL, the key export links are signed with, and the bounds on
+   * downloads (@default DEFAULT_EXPORT_LIMITS).
+   */
+  exports: { baseUrl: string; key: Uint8Array; limits?: Partial<ExportLimits> };
 }
 
 /** The assets subgraph: profiles, assets, relationships, views, selection filters, exports. */
@@ -30,8 +37,10 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
   const serveExport = createExportHandler({
     database: deps.database,
     tokens: exports.tokens,
+    standing: deps.standing,
     clock: deps.clock,
     log: deps.log.child({ subgraph: 'assets' }),
+    limits: deps.exports.limits,
   });
   return createSubgraph<AssetsContext>({
     name: 'assets',
@@ -47,6 +56,6 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
       loaders: createAssetLoaders(deps.db, base.identity.userGroup ?? ''),
       exports,
     }),
-    routes: { [SUBGRAPH_EXPORTS_PATH]: serveExport },
+    routes: { [EXPORTS_ROUTE.path]: serveExport },
   });
 }

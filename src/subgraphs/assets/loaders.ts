@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../storage/tables.ts';
 import { type AssetRow, assetsByKeys, profilesWithExtensions } from './assets.repository.ts';
-import type { DatasetStats } from './datasets/write.ts';
+import type { DatasetStats } from './datasets/rows.ts';
 import { type EffectiveProfile, effectiveProfile } from './profiles/definition.ts';
 import { createRelatedLoader, type RelatedKey } from './relationships.ts';
 

@@ -14,58 +14,12 @@
  * P's lookup names (`asset_profiles.lookup_names`) are derived from the relationships of every
  * profile of the group and extension, and from the properties P declares `searchable` (see
  * {@link refreshLookups}); every statement that writes
- * `assets.properties` also writes `lookup` from them, reading them with {@link lockLookupNames},
- * which holds the profile row against a concurrent change of its names until commit.
+ * `assets.properties` also writes `lookup` from them (the assets writer, ./write/), reading them
+ * with `lockLookupNames` (./write/lookup-keys.ts), which holds the profile row against a
+ * concurrent change of its names until commit.
  */
-import type { Exec } from './datasets/write.ts';
-
-/**
- * SQL for the lookup keys of the properties `properties` (an SQL expression), given the names
- * as the `text[]` parameter `namesParam` holding `count` names. Inline rather than a function
- * call: about 0.35 µs per row where a SQL function costs 3–5 µs (measured on 1,000,000 wells).
- */
-export function lookupSql(count: number, properties: string, namesParam: string): string {
-  // No names: null, still naming the parameter so a statement's parameters do not depend on them.
-  if (count === 0) return `(case when cardinality(${namesParam}) > 0 then null end)::jsonb`;
-  const parts = Array.from({ length: count }, (_, i) => {
-    const name = `(${namesParam})[${i + 1}]`;
-    return `case when nullif(${properties} -> ${name}, 'null'::jsonb) is not null
-      then jsonb_build_object(${name}, ${properties} -> ${name}) else '{}'::jsonb end`;
-  });
-  return `nullif(${parts.join(' || ')}, '{}'::jsonb)`;
-}
-
-/** The same rule in TypeScript, for statements that write literal rows (tests check they agree). */
-export function lookupOf(properties: Record<string, unknown>, names: readonly string[]): string | null {
-  const picked: Record<string, unknown> = {};
-  let any = false;
-  for (const name of names) {
-    const value = Object.hasOwn(properties, name) ? properties[name] : null;
-    if (value === undefined || value === null) continue;
-    picked[name] = value;
-    any = true;
-  }
-  return any ? JSON.stringify(picked) : null;
-}
-
-/** Raised when a write names a profile the group does not have. */
-export class MissingProfileError extends Error {
-  override name = 'MissingProfileError';
-}
-
-/**
- * The lookup names of a profile, locking its row (`for share`) until the transaction ends, so
- * that a profile change cannot re-derive them between this read and the commit of the rows
- * written with them. Throws {@link MissingProfileError} when there is no such profile.
- */
-export async function lockLookupNames(exec: Exec, group: string, profile: string): Promise<string[]> {
-  const [row] = await exec<{ lookup_names: string[] }>(
-    'select lookup_names from asset_profiles where user_group = $1 and profile = $2 for share',
-    [group, profile],
-  );
-  if (!row) throw new MissingProfileError(`there is no profile ${profile}`);
-  return row.lookup_names;
-}
+import type { Exec } from './exec.ts';
+import { rewriteLookupKeys } from './write/lookup-keys.ts';
 
 /**
  * Adds to every profile's lookup names in a group what the relationships of all its profiles
@@ -73,7 +27,7 @@ export async function lockLookupNames(exec: Exec, group: string, profile: string
  * relationship names a lookup property of its target) and the properties the profile and its
  * extensions declare `searchable`, and rewrites the lookup keys of the
  * assets of each profile whose names grew. Run inside the transaction that changed the
- * profiles; the name update waits for writers holding {@link lockLookupNames}.
+ * profiles; the name update waits for writers holding `lockLookupNames`.
  *
  * Names are never dropped (a relationship removed leaves its property indexed): a reader that
  * saw a name may rely on every asset's keys holding it — a filter narrows an equality on that
@@ -112,12 +66,6 @@ export async function refreshLookups(exec: Exec, group: string): Promise<void> {
      returning p.profile, p.lookup_names`,
     [group],
   );
-  for (const { profile, lookup_names: names } of changed) {
-    const expression = lookupSql(names.length, 'properties', '$3::text[]');
-    await exec(
-      `update assets set lookup = ${expression}
-       where user_group = $1 and profile = $2 and lookup is distinct from ${expression}`,
-      [group, profile, names],
-    );
-  }
+  for (const { profile, lookup_names: names } of changed)
+    await rewriteLookupKeys(exec, group, profile, names);
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { AssetErrorType } from '../../__generated__/assets.ts';
+import { fail, ok, type Result } from '../../shared/result.ts';
 import type { Tables } from '../../storage/tables.ts';
+import type { AssetErrorType } from './error-codes.ts';
 import type { AssetFilterInput, ProfileLookup } from './filters/types.ts';
 import { validateFilter } from './filters/validate.ts';
 import { PLAIN_ID, PLAIN_ID_RULE } from './ids.ts';
@@ -36,9 +37,7 @@ export interface SubProfileInput {
   subProfiles?: SubProfileInput[] | null;
 }
 
-export type FilterOutcome =
-  | { ok: true; row: SelectionFilterRow }
-  | { ok: false; type: AssetErrorType; message: string };
+export type FilterOutcome = Result<SelectionFilterRow, AssetErrorType>;
 
 const MAX_SUB_DEPTH = 4;
 
@@ -52,23 +51,21 @@ function resolveSubProfiles(
   inputs: readonly SubProfileInput[],
   path: string,
   depth = 1,
-): { ok: true; value: SubProfile[] } | { ok: false; type: AssetErrorType; message: string } {
-  if (depth > MAX_SUB_DEPTH)
-    return { ok: false, type: 'INVALID_INPUT', message: `${path}: nested deeper than ${MAX_SUB_DEPTH}.` };
+): Result<SubProfile[], AssetErrorType> {
+  if (depth > MAX_SUB_DEPTH) return fail('INVALID_INPUT', `${path}: nested deeper than ${MAX_SUB_DEPTH}.`);
   const out: SubProfile[] = [];
   for (const [i, s] of inputs.entries()) {
     const at = `${path}[${i}]`;
     const r = profile.relationships.find((x) => x.relationship === s.relationship);
     const target = r ? profiles(r.profile) : null;
     if (!r || !target) {
-      return {
-        ok: false,
-        type: 'INVALID_RELATIONSHIP',
-        message: `${at}.relationship: ${profile.profile} has no relationship ${s.relationship}.`,
-      };
+      return fail(
+        'INVALID_RELATIONSHIP',
+        `${at}.relationship: ${profile.profile} has no relationship ${s.relationship}.`,
+      );
     }
     const check = validateFilter(s.filter ?? null, target, profiles);
-    if (!check.ok) return { ok: false, type: 'INVALID_FILTER', message: `${at}.${check.message}` };
+    if (!check.ok) return fail('INVALID_FILTER', `${at}.${check.message}`);
     const nested = resolveSubProfiles(target, profiles, s.subProfiles ?? [], `${at}.subProfiles`, depth + 1);
     if (!nested.ok) return nested;
     out.push({
@@ -78,7 +75,7 @@ function resolveSubProfiles(
       subProfiles: nested.value,
     });
   }
-  return { ok: true, value: out };
+  return ok(out);
 }
 
 export interface CreateFilter {
@@ -98,19 +95,13 @@ export async function createSelectionFilter(
   input: CreateFilter,
   profiles: ProfileLookup,
 ): Promise<FilterOutcome> {
-  if (!PLAIN_ID.test(input.id))
-    return {
-      ok: false,
-      type: 'INVALID_INPUT',
-      message: PLAIN_ID_RULE,
-    };
+  if (!PLAIN_ID.test(input.id)) return fail('INVALID_INPUT', PLAIN_ID_RULE);
   const name = input.displayName.trim();
-  if (!name || name.length > 500)
-    return { ok: false, type: 'INVALID_INPUT', message: 'displayName must have 1 to 500 characters.' };
+  if (!name || name.length > 500) return fail('INVALID_INPUT', 'displayName must have 1 to 500 characters.');
   const profile = profiles(input.profile);
-  if (!profile) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${input.profile}.` };
+  if (!profile) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
   const check = validateFilter(input.filter ?? null, profile, profiles);
-  if (!check.ok) return { ok: false, type: 'INVALID_FILTER', message: check.message };
+  if (!check.ok) return fail('INVALID_FILTER', check.message);
   const subs = resolveSubProfiles(profile, profiles, input.subProfiles, 'subProfiles');
   if (!subs.ok) return subs;
   const row = await db
@@ -129,9 +120,8 @@ export async function createSelectionFilter(
     .onConflict((oc) => oc.columns(['user_group', 'id']).doNothing())
     .returningAll()
     .executeTakeFirst();
-  if (!row)
-    return { ok: false, type: 'DUPLICATE_ID', message: `An asset filter ${input.id} already exists.` };
-  return { ok: true, row: row as SelectionFilterRow };
+  if (!row) return fail('DUPLICATE_ID', `An asset filter ${input.id} already exists.`);
+  return ok(row as SelectionFilterRow);
 }
 
 export interface UpdateFilter {
@@ -159,27 +149,26 @@ export async function updateSelectionFilter(
       .where('id', '=', input.id)
       .forUpdate()
       .executeTakeFirst();
-    if (!current) return { ok: false, type: 'NOT_FOUND', message: `There is no asset filter ${input.id}.` };
+    if (!current) return fail('NOT_FOUND', `There is no asset filter ${input.id}.`);
     if (input.expectedVersion != null && input.expectedVersion !== current.version) {
-      return {
-        ok: false,
-        type: 'VERSION_CONFLICT',
-        message: `The filter is at version ${current.version}, not ${input.expectedVersion}; reload it.`,
-      };
+      return fail(
+        'VERSION_CONFLICT',
+        `The filter is at version ${current.version}, not ${input.expectedVersion}; reload it.`,
+      );
     }
     const profile = profiles(current.profile);
-    if (!profile) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${current.profile}.` };
+    if (!profile) return fail('NOT_FOUND', `There is no profile ${current.profile}.`);
     const changes: Record<string, unknown> = {};
     if (input.displayName !== undefined) {
       const name = input.displayName?.trim() ?? '';
       if (!name || name.length > 500)
-        return { ok: false, type: 'INVALID_INPUT', message: 'displayName must have 1 to 500 characters.' };
+        return fail('INVALID_INPUT', 'displayName must have 1 to 500 characters.');
       changes.display_name = name;
     }
     if (input.description !== undefined) changes.description = input.description;
     if (input.filter !== undefined) {
       const check = validateFilter(input.filter, profile, profiles);
-      if (!check.ok) return { ok: false, type: 'INVALID_FILTER', message: check.message };
+      if (!check.ok) return fail('INVALID_FILTER', check.message);
       changes.filter = input.filter ? JSON.stringify(input.filter) : null;
     }
     if (input.subProfiles !== undefined) {
@@ -194,7 +183,7 @@ export async function updateSelectionFilter(
       .where('id', '=', input.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { ok: true, row: row as SelectionFilterRow };
+    return ok(row as SelectionFilterRow);
   });
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { AssetErrorType } from '../../__generated__/assets.ts';
+import { fail, ok, type Result } from '../../shared/result.ts';
 import type { Tables } from '../../storage/tables.ts';
+import type { AssetErrorType } from './error-codes.ts';
 import type { AssetFilterInput, ProfileLookup } from './filters/types.ts';
 import { validateFilter } from './filters/validate.ts';
 import { PLAIN_ID, PLAIN_ID_RULE } from './ids.ts';
@@ -31,11 +32,8 @@ export interface ViewRow {
   updated_by: string;
 }
 
-export type ViewOutcome =
-  | { ok: true; row: ViewRow | null }
-  | { ok: false; type: AssetErrorType; message: string };
-
-const fail = (type: AssetErrorType, message: string): ViewOutcome => ({ ok: false, type, message });
+/** The view as saved (null once deleted), or why nothing changed. */
+export type ViewOutcome = Result<ViewRow | null, AssetErrorType>;
 
 export function viewsOf(db: Kysely<Tables>, group: string, profile: string, id?: string): Promise<ViewRow[]> {
   let q = db
@@ -71,7 +69,7 @@ function checkMap(
   map: MapInput,
   profile: EffectiveProfile,
   profiles: ProfileLookup,
-): ViewOutcome | Record<string, unknown> {
+): Result<Record<string, unknown>, AssetErrorType> {
   const c = map.center;
   if (c && (c.length !== 2 || Math.abs(c[0]!) > 180 || Math.abs(c[1]!) > 90)) {
     return fail('INVALID_INPUT', 'map.center must be [longitude, latitude] within range.');
@@ -110,14 +108,14 @@ function checkMap(
       filter: l.filter ?? null,
     });
   }
-  return {
+  return ok({
     center: c ?? null,
     zoom: map.zoom ?? null,
     minZoom: map.minZoom ?? null,
     maxZoom: map.maxZoom ?? null,
     baseLayer: map.baseLayer ?? null,
     layers,
-  };
+  });
 }
 
 /** The stored view, locked for the rest of the transaction so edits apply one at a time. */
@@ -177,8 +175,8 @@ export async function putView(
   let map: Record<string, unknown> | null | undefined;
   if (input.map) {
     const checked = checkMap(input.map, profile, profiles);
-    if ('ok' in checked) return checked as ViewOutcome;
-    map = checked;
+    if (!checked.ok) return checked;
+    map = checked.value;
   } else if (input.map === null) {
     map = null;
   }
@@ -199,7 +197,7 @@ export async function putView(
         .where('profile', '=', input.profile)
         .where('id', '=', input.id)
         .execute();
-      return { ok: true, row: null };
+      return ok(null);
     }
     if (!current) {
       const row = await trx
@@ -213,13 +211,13 @@ export async function putView(
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ok: true, row: row as ViewRow };
+      return ok(row as ViewRow);
     }
     const changes = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(map !== undefined ? { map: map ? JSON.stringify(map) : null } : {}),
     };
-    return { ok: true, row: await saveView(trx, current, username, changes) };
+    return ok(await saveView(trx, current, username, changes));
   });
 }
 
@@ -232,7 +230,7 @@ export interface WidgetInput {
 }
 
 /** Checks widgets: unique ids, whole non-negative positions inside the 12-column grid. */
-export function checkWidgets(widgets: readonly WidgetInput[]): ViewOutcome | Widget[] {
+function checkWidgets(widgets: readonly WidgetInput[]): Result<Widget[], AssetErrorType> {
   const ids = new Set<string>();
   const out: Widget[] = [];
   for (const [i, w] of widgets.entries()) {
@@ -254,7 +252,7 @@ export function checkWidgets(widgets: readonly WidgetInput[]): ViewOutcome | Wid
       widget: w.widget,
     });
   }
-  return out;
+  return ok(out);
 }
 
 /** Replaces the widgets of one media type of an existing view. */
@@ -269,10 +267,10 @@ export async function putLayout(
     widgets: WidgetInput[];
     expectedVersion?: number | null;
   },
-): Promise<ViewOutcome> {
+): Promise<Result<ViewRow, AssetErrorType>> {
   const widgets = checkWidgets(input.widgets);
-  if ('ok' in widgets) return widgets as ViewOutcome;
-  return db.transaction().execute(async (trx): Promise<ViewOutcome> => {
+  if (!widgets.ok) return widgets;
+  return db.transaction().execute(async (trx): Promise<Result<ViewRow, AssetErrorType>> => {
     const current = await lockView(trx, group, input.profile, input.viewConfiguration);
     if (!current)
       return fail('NOT_FOUND', `Profile ${input.profile} has no view ${input.viewConfiguration}.`);
@@ -282,7 +280,7 @@ export async function putLayout(
         `The view is at version ${current.version}, not ${input.expectedVersion}; reload it.`,
       );
     }
-    const layouts = { ...current.layouts, [input.mediaType]: widgets };
-    return { ok: true, row: await saveView(trx, current, username, { layouts: JSON.stringify(layouts) }) };
+    const layouts = { ...current.layouts, [input.mediaType]: widgets.value };
+    return ok(await saveView(trx, current, username, { layouts: JSON.stringify(layouts) }));
   });
 }

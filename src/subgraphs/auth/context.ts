@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { BaseContext } from '../../shared/subgraph.ts';
-import type { Tables } from '../../storage/tables.ts';
-import type { AuthService } from './auth.service.ts';
+import type { AuthCore } from './core.ts';
 import type { CredentialsProvider } from './credentials/provider.ts';
 import type { AuthLimiter } from './limits.ts';
 
@@ -12,8 +10,8 @@ export interface AuthSettings {
 }
 
 export interface AuthContext extends BaseContext {
-  db: Kysely<Tables>;
-  auth: AuthService;
+  /** What the flows work with; its database is the one every resolver reads. */
+  auth: AuthCore;
   limiter: AuthLimiter;
   credentials: CredentialsProvider;
   authConfig: AuthSettings;

@@ -6,13 +6,20 @@ import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { createSubgraph } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
-import { AuthService } from './auth.service.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
+import { createAuthCore } from './core.ts';
 import { type CredentialsProvider, unconfiguredCredentialsProvider } from './credentials/provider.ts';
+import type { DevicePolicy } from './device-policy.ts';
 import { type OidcIssuer, OidcVerifier } from './federated/oidc.ts';
 import { AuthLimiter, type AuthLimits } from './limits.ts';
 import { type Messenger, outboxMessenger } from './messaging/messenger.ts';
-import { resolvers } from './resolvers.ts';
+import { resolvers } from './resolvers/index.ts';
+
+export {
+  createSessionResolution,
+  type SessionResolutionOptions,
+} from './sessions/resolve.ts';
+export { createAccountStanding } from './sessions/standing.ts';
 
 export const authTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
@@ -34,17 +41,20 @@ export interface AuthDeps {
   credentials?: CredentialsProvider;
   /** Identity providers trusted for federatedSignIn @default none */
   oidcIssuers?: readonly OidcIssuer[];
+  /** When devices are remembered and for how long @default DEFAULT_DEVICE_POLICY */
+  devices?: DevicePolicy;
 }
 
 /** The auth subgraph: sessions, sign-in and its challenges, API keys, devices, configuration. */
 export function createAuthSubgraph(deps: AuthDeps) {
-  const auth = new AuthService({
+  const auth = createAuthCore({
     db: deps.db,
     clock: deps.clock,
     log: deps.log,
     secret: deps.secret,
     messenger: deps.messenger ?? outboxMessenger(deps.db),
     oidc: new OidcVerifier(deps.oidcIssuers ?? [], () => deps.clock.now()),
+    devices: deps.devices,
   });
   const limiter = new AuthLimiter(deps.pool, deps.limits);
   return createSubgraph<AuthContext>({
@@ -56,7 +66,6 @@ export function createAuthSubgraph(deps: AuthDeps) {
     clock: deps.clock,
     extendContext: (base) => ({
       ...base,
-      db: deps.db,
       auth,
       limiter,
       credentials: deps.credentials ?? unconfiguredCredentialsProvider,

@@ -1,11 +1,15 @@
 import type { Kysely } from 'kysely';
-import { deriveKey } from '../../shared/secrets.ts';
 import type { Tables } from '../../storage/tables.ts';
+import { totpKey } from './core.ts';
 import type { Messenger } from './messaging/messenger.ts';
 import { sendNotice } from './messaging/notices.ts';
 import { newTotpSecret, otpauthUri } from './mfa/totp.ts';
 import { hashPassword, passwordProblem } from './passwords/passwords.ts';
 import { seal } from './passwords/sealed.ts';
+import { deleteApiKeysOf } from './repository/api-keys.ts';
+import { forgetRememberedDevices } from './repository/devices.ts';
+import { deleteSessionsOf } from './repository/sessions.ts';
+import * as users from './repository/users.ts';
 
 export interface NewUser {
   username: string;
@@ -53,30 +57,20 @@ export async function createUser(db: Kysely<Tables>, secret: string, u: NewUser)
   const totpSecret = u.mfa === 'totp' ? newTotpSecret() : null;
   const passwordHash = await hashPassword(u.password);
   await db.transaction().execute(async (trx) => {
-    const clash = await trx
-      .selectFrom('users')
-      .select('username')
-      .where((eb) => eb(eb.fn('lower', ['username']), '=', u.username.toLowerCase()))
-      .executeTakeFirst();
-    if (clash) throw new UserError(`user ${clash.username} already exists`);
-    await trx
-      .insertInto('users')
-      .values({
-        username: u.username,
-        email: u.email ?? null,
-        phone: u.phone ?? null,
-        password_hash: passwordHash,
-        mfa: u.mfa ?? null,
-        mfa_required: u.requireMfa ?? false,
-        totp_secret: totpSecret ? seal(deriveKey(secret, 'totp-seal'), totpSecret) : null,
-        require_new_password: u.requireNewPassword ?? false,
-        password_changed_at: new Date(),
-      })
-      .execute();
-    await trx
-      .insertInto('user_groups')
-      .values([...new Set(u.groups)].map((g) => ({ username: u.username, user_group: g })))
-      .execute();
+    const clash = await users.usernameTakenBy(trx, u.username);
+    if (clash) throw new UserError(`user ${clash} already exists`);
+    await users.insertUser(trx, {
+      username: u.username,
+      email: u.email ?? null,
+      phone: u.phone ?? null,
+      password_hash: passwordHash,
+      mfa: u.mfa ?? null,
+      mfa_required: u.requireMfa ?? false,
+      totp_secret: totpSecret ? seal(totpKey(secret), totpSecret) : null,
+      require_new_password: u.requireNewPassword ?? false,
+      password_changed_at: new Date(),
+    });
+    await users.addGroups(trx, u.username, [...new Set(u.groups)]);
   });
   return {
     user: {
@@ -90,39 +84,26 @@ export async function createUser(db: Kysely<Tables>, secret: string, u: NewUser)
   };
 }
 
-export async function listUsers(db: Kysely<Tables>) {
-  const users = await db
-    .selectFrom('users')
-    .select(['username', 'email', 'phone', 'mfa', 'disabled', 'created_at'])
-    .orderBy('username')
-    .execute();
-  const groups = await db.selectFrom('user_groups').selectAll().execute();
-  return users.map((u) => ({
-    ...u,
-    groups: groups
-      .filter((g) => g.username === u.username)
-      .map((g) => g.user_group)
-      .sort(),
-  }));
+/** What `assetql users list` prints: users with their groups. */
+export function listUsers(db: Kysely<Tables>) {
+  return users.listUsers(db);
 }
 
-/** Disables a user and ends all its sessions, challenges and API keys at once. */
+/** Disables a user and ends all its sessions, challenges and API keys at once; no device stays remembered. */
 export async function disableUser(db: Kysely<Tables>, username: string): Promise<{ sessionsEnded: number }> {
   return db.transaction().execute(async (trx) => {
-    const r = await trx
-      .updateTable('users')
-      .set({ disabled: true })
-      .where('username', '=', username)
-      .executeTakeFirst();
-    if (r.numUpdatedRows === 0n) throw new UserError(`no user ${username}`);
-    const ended = await trx.deleteFrom('sessions').where('username', '=', username).executeTakeFirst();
-    await trx.deleteFrom('api_keys').where('username', '=', username).execute();
-    return { sessionsEnded: Number(ended.numDeletedRows) };
+    if (!(await users.disableUser(trx, username))) throw new UserError(`no user ${username}`);
+    const ended = await deleteSessionsOf(trx, username, { apiKeys: true });
+    await deleteApiKeysOf(trx, username);
+    // Re-enabled one day, the user completes MFA again on every device.
+    await forgetRememberedDevices(trx, username);
+    return { sessionsEnded: ended };
   });
 }
 
 /**
- * Removes the user's MFA; with `requireMfa` they must set it up again at the next sign-in.
+ * Removes the user's MFA, and with it every remembered device; with `requireMfa` they must set
+ * it up again at the next sign-in.
  * With a messenger, the user is told (ASVS 2.2.3). The MFA is removed whether or not the
  * notice goes out: `notified` says whether it did, `noticeError` why not.
  */
@@ -132,12 +113,12 @@ export async function resetMfa(
   requireMfa = false,
   options: { messenger?: Messenger; at?: Date } = {},
 ): Promise<{ notified: boolean; noticeError?: string }> {
-  const user = await db
-    .updateTable('users')
-    .set({ mfa: null, totp_secret: null, totp_last_step: 0, mfa_required: requireMfa })
-    .where('username', '=', username)
-    .returning(['username', 'email', 'phone'])
-    .executeTakeFirst();
+  const user = await db.transaction().execute(async (trx) => {
+    const removed = await users.removeMfa(trx, username, requireMfa);
+    // A device remembered for the removed factor stands in for it no more.
+    if (removed) await forgetRememberedDevices(trx, username);
+    return removed;
+  });
   if (!user) throw new UserError(`no user ${username}`);
   if (!options.messenger) return { notified: false };
   try {

@@ -1,8 +1,10 @@
-import type { IssueErrorType, IssueStatus, Resolvers } from '../../__generated__/issues.ts';
+import type { CreateIssueInput, IssueStatus, Resolvers } from '../../__generated__/issues.ts';
 import { decodeCursor, forwardConnection, pageSize } from '../../shared/cursors.ts';
 import { unauthenticated } from '../../shared/errors.ts';
 import { isAuthenticated } from '../../shared/identity.ts';
+import { fail, mutationResult, ok, type Result } from '../../shared/result.ts';
 import type { IssuesContext } from './context.ts';
+import type { IssueErrorType } from './error-codes.ts';
 import { type IssueRow, insertIssue, listIssues } from './issues.repository.ts';
 
 const DEFAULT_PAGE = 20;
@@ -69,37 +71,37 @@ export const resolvers: Resolvers = {
     },
   },
   Mutation: {
-    createIssue: async (_root, { input, correlationId }, ctx) => {
-      const cid = correlationId ?? ctx.requestId;
-      const fail = (type: IssueErrorType, message: string) => ({
+    createIssue: async (_root, { input, correlationId }, ctx) =>
+      mutationResult(correlationId ?? ctx.requestId, await createIssue(ctx, input), (issue) => ({ issue }), {
         issue: null,
-        correlationId: cid,
-        errors: [{ type, message }],
-      });
-      if (!isAuthenticated(ctx.identity)) return fail('UNAUTHENTICATED', 'Sign in to create issues.');
-      const name = input.displayName.trim();
-      if (name.length === 0 || name.length > MAX_NAME) {
-        return fail('INVALID_INPUT', `displayName must have 1 to ${MAX_NAME} characters.`);
-      }
-      if ((input.description?.length ?? 0) > MAX_DESCRIPTION) {
-        return fail('INVALID_INPUT', `description may have at most ${MAX_DESCRIPTION} characters.`);
-      }
-      const subject = input.subject;
-      if (subject && (subject.type.trim() === '' || subject.reference.trim() === '')) {
-        return fail('INVALID_INPUT', 'subject needs a type and a reference.');
-      }
-      const issue = await insertIssue(ctx.db, {
-        user_group: ctx.identity.userGroup,
-        id: crypto.randomUUID(),
-        display_name: name,
-        description: input.description ?? null,
-        status: input.status ?? 'OPEN',
-        subject_type: subject?.type ?? null,
-        subject_reference: subject?.reference ?? null,
-        created_at: ctx.clock.now(),
-        created_by: ctx.identity.username,
-      });
-      return { issue, correlationId: cid, errors: [] };
-    },
+      }),
   },
 };
+
+async function createIssue(
+  ctx: IssuesContext,
+  input: CreateIssueInput,
+): Promise<Result<IssueRow, IssueErrorType>> {
+  if (!isAuthenticated(ctx.identity)) return fail('UNAUTHENTICATED', 'Sign in to create issues.');
+  const name = input.displayName.trim();
+  if (name.length === 0 || name.length > MAX_NAME)
+    return fail('INVALID_INPUT', `displayName must have 1 to ${MAX_NAME} characters.`);
+  if ((input.description?.length ?? 0) > MAX_DESCRIPTION)
+    return fail('INVALID_INPUT', `description may have at most ${MAX_DESCRIPTION} characters.`);
+  const subject = input.subject;
+  if (subject && (subject.type.trim() === '' || subject.reference.trim() === ''))
+    return fail('INVALID_INPUT', 'subject needs a type and a reference.');
+  return ok(
+    await insertIssue(ctx.db, {
+      user_group: ctx.identity.userGroup,
+      id: crypto.randomUUID(),
+      display_name: name,
+      description: input.description ?? null,
+      status: input.status ?? 'OPEN',
+      subject_type: subject?.type ?? null,
+      subject_reference: subject?.reference ?? null,
+      created_at: ctx.clock.now(),
+      created_by: ctx.identity.username,
+    }),
+  );
+}

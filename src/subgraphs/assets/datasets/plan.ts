@@ -1,5 +1,6 @@
 import type { DatasetDefinition, EffectiveProfile } from '../profiles/definition.ts';
 import { parseTemplate } from '../profiles/display-name.ts';
+import { type PropertyDefaults, propertyDefaults } from '../profiles/effective-properties.ts';
 
 /**
  * The layer that direct writes (`upsertAssets`, `convertAssets`, `assetql import` without
@@ -59,8 +60,11 @@ export interface MergePlan {
   /** Dataset ids in merge order: later ones win. */
   layers: string[];
   maps: { dataset: string; column: string; property: string }[];
-  /** `$defaults || properties`: values the profile's defaults supply (for names and flags). */
-  defaults: Record<string, unknown>;
+  /**
+   * What the profile's defaults supply: names and flags are computed over `$defaults ||
+   * properties`, the effective properties (profiles/effective-properties.ts).
+   */
+  defaults: PropertyDefaults;
   /** Properties every merged asset must have (required, without a default). */
   required: string[];
   /**
@@ -77,14 +81,12 @@ export function mergePlanOf(profile: EffectiveProfile): MergePlan | null {
   const layers = upLayersOf(profile);
   if (layers.length === 0) return null;
   const inPlan = new Set(layers.map((l) => l.dataset));
-  const defaults: Record<string, unknown> = {};
   const required: string[] = [];
   const types = new Map<string, string>();
   for (const d of profile.properties) {
     if (types.has(d.name)) continue; // the first definition wins, as on import
     types.set(d.name, d.type);
-    if (d.default !== undefined && d.default !== null) defaults[d.name] = d.default;
-    else if (d.required) required.push(d.name);
+    if ((d.default === undefined || d.default === null) && d.required) required.push(d.name);
   }
   const deleted = profile.document.isDeletedProperty;
   return {
@@ -92,7 +94,7 @@ export function mergePlanOf(profile: EffectiveProfile): MergePlan | null {
     maps: profile.propertyMaps
       .filter((m) => inPlan.has(m.dataset))
       .map(({ dataset, column, property }) => ({ dataset, column, property })),
-    defaults,
+    defaults: propertyDefaults(profile),
     required,
     displaySql: displaySql(profile.document, types),
     deletedSql: deleted ? `coalesce((w -> ${literal(deleted)}) = 'true'::jsonb, false)` : 'false',

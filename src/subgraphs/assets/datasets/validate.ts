@@ -1,12 +1,13 @@
+import { ok } from '../../../shared/result.ts';
 import {
   type IncomingAsset,
+  invalidRow,
   MAX_ID_LENGTH,
   type PreparedProfile,
+  type ValidationResult,
   validateAsset,
 } from '../import/validate.ts';
-import type { DatasetRow, ObservationRow } from './write.ts';
-
-export type Checked<T> = { ok: true; row: T } | { ok: false; errors: string[] };
+import type { DatasetRow, ObservationRow } from './rows.ts';
 
 /**
  * How the columns of one up dataset become properties: mapped columns are renamed, the others
@@ -37,7 +38,7 @@ export function validateDatasetRow(
   columns: DatasetColumns,
   asset: IncomingAsset,
   options: { source?: 'text' | 'json' } = {},
-): Checked<DatasetRow> {
+): ValidationResult<DatasetRow> {
   const properties: Record<string, unknown> = {};
   const columnOf = new Map<string, string>();
   const errors: string[] = [];
@@ -54,17 +55,17 @@ export function validateDatasetRow(
   const checked = validateAsset(prepared, { ...asset, properties }, { ...options, partial: true });
   if (!checked.ok || errors.length > 0) {
     // Name the column the file has, with the property it fills when they differ.
-    const named = (checked.ok ? [] : checked.errors).map((e) => {
+    const named = (checked.ok ? [] : (checked.details ?? [checked.message])).map((e) => {
       const m = /^([^:]+): /.exec(e);
       const column = m ? columnOf.get(m[1]!) : undefined;
       return column && column !== m![1] ? `${column} (${m![1]})${e.slice(m![1]!.length)}` : e;
     });
-    return { ok: false, errors: [...errors, ...named] };
+    return invalidRow([...errors, ...named]);
   }
   const values: Record<string, unknown> = {};
-  for (const [property, value] of Object.entries(checked.row.properties))
+  for (const [property, value] of Object.entries(checked.value.properties))
     values[columnOf.get(property) ?? property] = value;
-  return { ok: true, row: { id: checked.row.id, values, geometry: checked.row.geometry } };
+  return ok({ id: checked.value.id, values, geometry: checked.value.geometry });
 }
 
 /** The column (CSV) or property (NDJSON, GeoJSON) that says when a state row was observed. */
@@ -82,7 +83,7 @@ const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 export function validateObservation(
   asset: IncomingAsset,
   options: { source?: 'text' | 'json' } = {},
-): Checked<ObservationRow> {
+): ValidationResult<ObservationRow> {
   const errors: string[] = asset.errors ? [...asset.errors] : [];
   const text = options.source === 'text';
   let id = '';
@@ -124,6 +125,6 @@ export function validateObservation(
     values[key] = value;
   }
   if (Object.keys(values).length === 0 && errors.length === 0) errors.push('no values');
-  if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, row: { id, observedAt, values } };
+  if (errors.length > 0) return invalidRow(errors);
+  return ok({ id, observedAt, values });
 }

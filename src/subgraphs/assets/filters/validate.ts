@@ -1,3 +1,4 @@
+import { fail as failure, ok, type Result } from '../../../shared/result.ts';
 import type { EffectiveProfile, PropertyDefinition, RelationshipDefinition } from '../profiles/definition.ts';
 import {
   type AssetFilterInput,
@@ -8,7 +9,8 @@ import {
   type ProfileLookup,
 } from './types.ts';
 
-export type FilterValidation = { ok: true } | { ok: false; message: string };
+/** Nothing, or `INVALID_FILTER` with a message that starts with the offending path. */
+export type FilterValidation = Result<void, 'INVALID_FILTER'>;
 
 type PropertyType = PropertyDefinition['type'];
 
@@ -64,13 +66,13 @@ export function validateFilter(
   profile: EffectiveProfile,
   profiles: ProfileLookup,
 ): FilterValidation {
-  if (filter === null || filter === undefined) return { ok: true };
+  if (filter === null || filter === undefined) return ok(undefined);
   const nodes = { count: 0 };
   try {
     checkFilter(filter, profile, profiles, 'filter', 1, nodes);
-    return { ok: true };
+    return ok(undefined);
   } catch (e) {
-    if (e instanceof Invalid) return { ok: false, message: e.message };
+    if (e instanceof Invalid) return failure('INVALID_FILTER', e.message);
     throw e;
   }
 }

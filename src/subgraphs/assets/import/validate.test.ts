@@ -38,12 +38,12 @@ const json = (properties: Record<string, unknown>, rest: Partial<IncomingAsset> 
   validateAsset(profile, { id: 'A-1', properties: { name: 'Alpha', ...properties }, ...rest });
 
 function value(r: ReturnType<typeof validateAsset>, name: string) {
-  if (!r.ok) throw new Error(r.errors.join('; '));
-  return r.row.properties[name];
+  if (!r.ok) throw new Error(r.message);
+  return r.value.properties[name];
 }
 function errors(r: ReturnType<typeof validateAsset>) {
   if (r.ok) throw new Error('expected errors');
-  return r.errors;
+  return r.details ?? [r.message];
 }
 
 describe('validateAsset', () => {
@@ -54,7 +54,7 @@ describe('validateAsset', () => {
     );
     expect(r).toEqual({
       ok: true,
-      row: {
+      value: {
         id: 'A-1',
         properties: { name: 'Alpha', depth: 12.5, note: 'from the extension' },
         geometry: { type: 'Point', coordinates: [1, 2] },
@@ -186,9 +186,9 @@ describe('validateAsset', () => {
 
   it('treats an empty CSV cell (and JSON null) as absent', () => {
     const r = csv({ depth: '', note: '', status: '' });
-    expect(r.ok && r.row.properties).toEqual({ name: 'Alpha' });
+    expect(r.ok && r.value.properties).toEqual({ name: 'Alpha' });
     const j = json({ depth: null, note: '' });
-    expect(j.ok && j.row.properties).toEqual({ name: 'Alpha', note: '' });
+    expect(j.ok && j.value.properties).toEqual({ name: 'Alpha', note: '' });
   });
 
   it('names unknown properties', () => {
@@ -240,19 +240,19 @@ describe('validateAsset', () => {
       [],
     );
     const a = validateAsset(templated, { id: 'F-1', properties: { name: 'Plant', kind: 'gas' } });
-    expect(a.ok && a.row.display_name).toBe('Plant (gas)');
+    expect(a.ok && a.value.display_name).toBe('Plant (gas)');
     const b = validateAsset(templated, { id: 'F-2', properties: { name: 'Plant' } });
-    expect(b.ok && b.row.display_name).toBe('Plant (facility)');
+    expect(b.ok && b.value.display_name).toBe('Plant (facility)');
     const c = validateAsset(profile, { id: 'W-9', properties: { name: '  ' } });
-    expect(c.ok && c.row.display_name).toBe('W-9');
+    expect(c.ok && c.value.display_name).toBe('W-9');
   });
 
   it('sets is_deleted from the isDeletedProperty, defaults included', () => {
     const gone = csv({ gone: 'yes' });
-    expect(gone.ok && gone.row.is_deleted).toBe(true);
+    expect(gone.ok && gone.value.is_deleted).toBe(true);
     const kept = csv({});
-    expect(kept.ok && kept.row.is_deleted).toBe(false);
-    expect(kept.ok && kept.row.properties).toEqual({ name: 'Alpha' }); // defaults are not stored
+    expect(kept.ok && kept.value.is_deleted).toBe(false);
+    expect(kept.ok && kept.value.properties).toEqual({ name: 'Alpha' }); // defaults are not stored
     const withDefaultTrue = effectiveProfile(
       {
         user_group: 'g',
@@ -268,13 +268,13 @@ describe('validateAsset', () => {
       [],
     );
     const r = validateAsset(withDefaultTrue, { id: 'x', properties: {} });
-    expect(r.ok && r.row.is_deleted).toBe(true);
+    expect(r.ok && r.value.is_deleted).toBe(true);
   });
 
   describe('geometry', () => {
     it('is undefined when absent', () => {
       const r = csv({});
-      expect(r.ok && r.row.geometry).toBeUndefined();
+      expect(r.ok && r.value.geometry).toBeUndefined();
     });
     it('parses GeoJSON text and refuses bad JSON', () => {
       expect(errors(csv({}, { geometry: '{"type":' }))).toEqual(['geometry: not valid JSON']);

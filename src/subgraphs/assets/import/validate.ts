@@ -1,5 +1,11 @@
+import { fail, ok, type Result } from '../../../shared/result.ts';
 import type { EffectiveProfile, PropertyDefinition } from '../profiles/definition.ts';
 import { displayNameOf } from '../profiles/display-name.ts';
+import {
+  effectiveProperties,
+  type PropertyDefaults,
+  propertyDefaults,
+} from '../profiles/effective-properties.ts';
 
 /** The longest asset id accepted. */
 export const MAX_ID_LENGTH = 256;
@@ -26,7 +32,16 @@ export interface AssetImportRow {
   is_deleted: boolean;
 }
 
-export type ValidationResult = { ok: true; row: AssetImportRow } | { ok: false; errors: string[] };
+/**
+ * A checked row, or `INVALID_INPUT` with every problem of the row: one each in `details`, all
+ * of them in `message`.
+ */
+export type ValidationResult<T = AssetImportRow> = Result<T, 'INVALID_INPUT'>;
+
+/** The failure of a row with these problems (at least one). */
+export function invalidRow(errors: string[]): ValidationResult<never> {
+  return fail('INVALID_INPUT', errors.join('; '), errors);
+}
 
 export interface ValidateOptions {
   /**
@@ -49,7 +64,7 @@ export interface ValidateOptions {
 export interface PreparedProfile {
   profile: EffectiveProfile;
   definitions: Map<string, PropertyDefinition>;
-  defaults: [string, unknown][];
+  defaults: PropertyDefaults;
   enums: Map<string, Set<string>>;
 }
 
@@ -57,14 +72,12 @@ export function prepareProfile(profile: EffectiveProfile): PreparedProfile {
   const definitions = new Map<string, PropertyDefinition>();
   // An extension may not redefine a base property; if one does, the first definition wins.
   for (const p of profile.properties) if (!definitions.has(p.name)) definitions.set(p.name, p);
-  const defaults: [string, unknown][] = [];
   const enums = new Map<string, Set<string>>();
   for (const d of definitions.values()) {
-    if (d.default !== undefined && d.default !== null) defaults.push([d.name, d.default]);
     if (d.type === 'ENUM' && d.enumValues && d.enumValues.length > 0)
       enums.set(d.name, new Set(d.enumValues));
   }
-  return { profile, definitions, defaults, enums };
+  return { profile, definitions, defaults: propertyDefaults(profile), enums };
 }
 
 /**
@@ -129,27 +142,18 @@ export function validateAsset(
     }
   }
 
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.length > 0) return invalidRow(errors);
 
-  let withDefaults = properties;
-  for (const [name, value] of prepared.defaults) {
-    if (!(name in withDefaults)) {
-      if (withDefaults === properties) withDefaults = { ...properties };
-      withDefaults[name] = value;
-    }
-  }
+  const shown = effectiveProperties(prepared.defaults, properties);
   const doc = prepared.profile.document;
   const deletedBy = doc.isDeletedProperty;
-  return {
-    ok: true,
-    row: {
-      id,
-      properties,
-      geometry,
-      display_name: displayNameOf(doc, id, withDefaults),
-      is_deleted: deletedBy ? Boolean(withDefaults[deletedBy]) : false,
-    },
-  };
+  return ok({
+    id,
+    properties,
+    geometry,
+    display_name: displayNameOf(doc, id, shown),
+    is_deleted: deletedBy ? Boolean(shown[deletedBy]) : false,
+  });
 }
 
 function isAbsent(v: unknown, text: boolean, type?: PropertyDefinition['type']): boolean {

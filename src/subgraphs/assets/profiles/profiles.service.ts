@@ -1,15 +1,18 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { fail, ok, type Result } from '../../../shared/result.ts';
 import type { Tables } from '../../../storage/tables.ts';
 import { profilesWithExtensions } from '../assets.repository.ts';
-import { DatasetWriteError, followProfileChange, kyselyExec } from '../datasets/write.ts';
+import type { AssetErrorType } from '../error-codes.ts';
+import { kyselyExec } from '../exec.ts';
 import { refreshLookups } from '../lookup.ts';
+import { followProfileChange, refreshDerived } from '../write/profile-change.ts';
+import { DatasetWriteError } from '../write/types.ts';
 import {
   type EffectiveProfile,
   type ExtensionDocument,
   effectiveProfile,
   type ProfileDocument,
 } from './definition.ts';
-import { displayNameOf } from './display-name.ts';
 import { extensionOf, type ProfileProblem, validateEffective } from './validate.ts';
 
 type Db = Kysely<Tables> | Transaction<Tables>;
@@ -20,7 +23,8 @@ export interface ProfileInput extends ProfileDocument {
   title: string;
 }
 
-export type ProfileOutcome = { ok: true; profiles: string[] } | ({ ok: false } & ProfileProblem);
+/** The profiles a change applied, or why nothing changed. */
+export type ProfileOutcome = Result<string[], AssetErrorType>;
 
 const DOCUMENT_KEYS = [
   'displayNameProperty',
@@ -93,7 +97,7 @@ export async function applyProfiles(
         next,
         inputs.map((i) => i.profile),
       );
-      if (problem) return { ok: false, ...problem };
+      if (problem) return problem;
       for (const input of inputs) {
         await trx
           .insertInto('asset_profiles')
@@ -119,10 +123,10 @@ export async function applyProfiles(
           existing.get(input.profile),
           next.get(input.profile)!,
         );
-        await refreshAssets(trx, next.get(input.profile)!);
+        await refreshDerived(trx, next.get(input.profile)!);
       }
       await refreshLookups(kyselyExec(trx), group);
-      return { ok: true, profiles: inputs.map((i) => i.profile) };
+      return ok(inputs.map((i) => i.profile));
     }),
   );
 }
@@ -136,11 +140,7 @@ async function refusingBadMerges(change: () => Promise<ProfileOutcome>): Promise
     return await change();
   } catch (e) {
     if (!(e instanceof DatasetWriteError)) throw e;
-    return {
-      ok: false,
-      type: 'INVALID_DATASET',
-      message: `The change would break merged assets: ${e.message}.`,
-    };
+    return fail('INVALID_DATASET', `The change would break merged assets: ${e.message}.`);
   }
 }
 
@@ -187,14 +187,9 @@ export async function updateProfile(
   return db.transaction().execute(async (trx) => {
     const all = await loadAll(trx, group);
     const p = all.get(u.profile);
-    if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${u.profile}.` };
-    if (u.title === null || u.displayNameProperty === null) {
-      return {
-        ok: false,
-        type: 'INVALID_INPUT',
-        message: 'title and displayNameProperty cannot be cleared.',
-      };
-    }
+    if (!p) return fail('NOT_FOUND', `There is no profile ${u.profile}.`);
+    if (u.title === null || u.displayNameProperty === null)
+      return fail('INVALID_INPUT', 'title and displayNameProperty cannot be cleared.');
     const document: ProfileDocument = { ...p.document };
     for (const k of [
       'displayNameProperty',
@@ -208,7 +203,7 @@ export async function updateProfile(
     const updated: EffectiveProfile = { ...p, title: u.title ?? p.title, document };
     all.set(u.profile, updated);
     const problem = validateEffective(updated, (n) => all.get(n) ?? null);
-    if (problem) return { ok: false, ...problem };
+    if (problem) return problem;
     await trx
       .updateTable('asset_profiles')
       .set({
@@ -220,8 +215,8 @@ export async function updateProfile(
       .where('user_group', '=', group)
       .where('profile', '=', u.profile)
       .execute();
-    await refreshAssets(trx, updated);
-    return { ok: true, profiles: [u.profile] };
+    await refreshDerived(trx, updated);
+    return ok([u.profile]);
   });
 }
 
@@ -234,18 +229,18 @@ export async function putExtension(
   input: ExtensionDocument,
 ): Promise<ProfileOutcome> {
   if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(extension)) {
-    return { ok: false, type: 'INVALID_INPUT', message: `Extension name ${extension} is not valid.` };
+    return fail('INVALID_INPUT', `Extension name ${extension} is not valid.`);
   }
   return refusingBadMerges(() =>
     db.transaction().execute(async (trx) => {
       const all = await loadAll(trx, group);
       const p = all.get(profile);
-      if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
+      if (!p) return fail('NOT_FOUND', `There is no profile ${profile}.`);
       const ext = extensionOf(input);
       const next = withExtensions(p, extension, ext);
       all.set(profile, next);
       const problem = validateSet(all, [profile]);
-      if (problem) return { ok: false, ...problem };
+      if (problem) return problem;
       await trx
         .insertInto('asset_profile_extensions')
         .values({ user_group: group, profile, extension, definition: JSON.stringify(ext) })
@@ -257,9 +252,9 @@ export async function putExtension(
         .execute();
       await touch(trx, group, profile);
       await followProfileChange(kyselyExec(trx), group, p, next);
-      await refreshAssets(trx, next);
+      await refreshDerived(trx, next);
       await refreshLookups(kyselyExec(trx), group);
-      return { ok: true, profiles: [profile] };
+      return ok([profile]);
     }),
   );
 }
@@ -274,14 +269,14 @@ export async function removeExtension(
     db.transaction().execute(async (trx) => {
       const all = await loadAll(trx, group);
       const p = all.get(profile);
-      if (!p) return { ok: false, type: 'NOT_FOUND', message: `There is no profile ${profile}.` };
+      if (!p) return fail('NOT_FOUND', `There is no profile ${profile}.`);
       if (!p.extensions.includes(extension))
-        return { ok: false, type: 'NOT_FOUND', message: `Profile ${profile} has no extension ${extension}.` };
+        return fail('NOT_FOUND', `Profile ${profile} has no extension ${extension}.`);
       const next = withExtensions(p, extension, null);
       all.set(profile, next);
       // Removing definitions may break this profile's display settings or another's relationship.
       const problem = validateSet(all, [profile]);
-      if (problem) return { ok: false, ...problem };
+      if (problem) return problem;
       await trx
         .deleteFrom('asset_profile_extensions')
         .where('user_group', '=', group)
@@ -290,9 +285,9 @@ export async function removeExtension(
         .execute();
       await touch(trx, group, profile);
       await followProfileChange(kyselyExec(trx), group, p, next);
-      await refreshAssets(trx, next);
+      await refreshDerived(trx, next);
       // No refreshLookups: lookup names only grow, and removing definitions adds none.
-      return { ok: true, profiles: [profile] };
+      return ok([profile]);
     }),
   );
 }
@@ -330,51 +325,6 @@ async function touch(trx: Db, group: string, profile: string) {
     .where('user_group', '=', group)
     .where('profile', '=', profile)
     .execute();
-}
-
-const REFRESH_CHUNK = 2000;
-
-/**
- * Keeps the stored display name (used by text search) and the deleted flag in step with the
- * profile's configuration, in keyset chunks so memory stays bounded however many assets.
- */
-async function refreshAssets(trx: Db, p: EffectiveProfile) {
-  const deletedProp = p.document.isDeletedProperty;
-  const deletedDefault = p.properties.find((d) => d.name === deletedProp)?.default === true;
-  if (deletedProp) {
-    await sql`
-      update assets set is_deleted = coalesce((properties -> ${deletedProp}) = 'true'::jsonb
-        or ((properties -> ${deletedProp}) is null and ${deletedDefault}), false)
-      where user_group = ${p.userGroup} and profile = ${p.profile}`.execute(trx);
-  }
-  const defaults = p.properties.filter((d) => d.default !== undefined && d.default !== null);
-  let after = '';
-  for (;;) {
-    const rows = await trx
-      .selectFrom('assets')
-      .select(['id', 'properties', 'display_name'])
-      .where('user_group', '=', p.userGroup)
-      .where('profile', '=', p.profile)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(REFRESH_CHUNK)
-      .execute();
-    if (rows.length === 0) break;
-    const changed: { id: string; name: string }[] = [];
-    for (const r of rows) {
-      const props = { ...Object.fromEntries(defaults.map((d) => [d.name, d.default])), ...r.properties };
-      const name = displayNameOf(p.document, r.id, props);
-      if (name !== r.display_name) changed.push({ id: r.id, name });
-    }
-    if (changed.length) {
-      await sql`
-        update assets a set display_name = v.name
-        from unnest(${changed.map((c) => c.id)}::text[], ${changed.map((c) => c.name)}::text[]) as v(id, name)
-        where a.user_group = ${p.userGroup} and a.profile = ${p.profile} and a.id = v.id`.execute(trx);
-    }
-    after = rows.at(-1)!.id;
-    if (rows.length < REFRESH_CHUNK) break;
-  }
 }
 
 /** The stored document of a profile, as `profiles apply` takes it (without extensions). */

@@ -1,0 +1,353 @@
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import {
+  type ASTNode,
+  type DocumentNode,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  print,
+  specifiedRules,
+  TypeInfo,
+  validate,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import {
+  IDENTITY_HEADER,
+  type Identity,
+  REQUEST_ID_HEADER,
+  receivedIdentity,
+} from '../../shared/identity.ts';
+import type { LocalResult, Subgraph } from '../../shared/subgraph.ts';
+import type { Plugin } from '../http.ts';
+import type { CorrelationContext } from './use-correlation-id.ts';
+import type { IdentityContext } from './use-session-identity.ts';
+import { fromSubgraph } from './use-subgraph-errors.ts';
+
+export interface DirectExecutionOptions {
+  /** The subgraphs, each in this process or reached over HTTP ({@link inProcessSubgraph}, {@link remoteSubgraph}). */
+  subgraphs: readonly DirectSubgraph[];
+  /** Hands on what a subgraph put on its answer for the client (a session change). */
+  relayHeaders(subgraph: string, headers: Headers, context: Partial<IdentityContext>): void;
+}
+
+/**
+ * An operation one subgraph answers alone ({@link DirectPlanner}) goes to it whole, unplanned,
+ * after the supergraph's validation and the document limits: executed in process, or sent as it
+ * is over HTTP.
+ */
+export function useDirectExecution(
+  options: DirectExecutionOptions,
+): Plugin<CorrelationContext & IdentityContext> {
+  const planner = new DirectPlanner(options.subgraphs);
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const subgraph = planner.plan(args.document, args.operationName);
+      if (!subgraph) return;
+      setExecuteFn(async (a) => {
+        const context = a.contextValue as CorrelationContext & IdentityContext;
+        // Variables are coerced here, as the planned form does: a bad one is a request error
+        // located in the client's document, whichever process would have run the operation.
+        const operation = getOperationAST(a.document, a.operationName);
+        const coerced = getVariableValues(
+          a.schema,
+          operation?.variableDefinitions ?? [],
+          (a.variableValues ?? {}) as Record<string, unknown>,
+        );
+        if (coerced.errors) return { errors: coerced.errors };
+        const { result, responseHeaders } = await subgraph.execute({
+          document: a.document,
+          operationName: a.operationName,
+          variableValues: a.variableValues,
+          identity: context.identity,
+          identityToken: context.identityToken,
+          requestId: context.requestId,
+        });
+        options.relayHeaders(subgraph.name, responseHeaders, context);
+        if (!result.errors?.length) return result;
+        // Errors as the planned form shows them: named with the subgraph, field errors without
+        // locations (there they would point into the subgraph's query, so the router drops them).
+        const errors = result.errors.map((e) =>
+          fromSubgraph(
+            e.path
+              ? new GraphQLError(e.message, {
+                  path: e.path,
+                  originalError: e.originalError,
+                  extensions: { ...e.extensions },
+                })
+              : e,
+            subgraph.name,
+          ),
+        );
+        return { ...result, errors };
+      });
+    },
+  };
+}
+
+/** What planning needs of a subgraph: its name, SDL and schema. */
+export type PlannableSubgraph = Pick<Subgraph, 'name' | 'typeDefs' | 'schema'>;
+
+/**
+ * Which subgraph can answer an operation on its own, if any.
+ *
+ * Most operations touch one subgraph only (a page of assets, the session, a mutation). The
+ * gateway then hands the whole document to that subgraph — executed against its schema in the
+ * single process, or sent as it is over HTTP in the distributed form — instead of planning it,
+ * rewriting it into subgraph queries and walking the answer once more to merge it. The answer
+ * is the same as through the query planner, because the operation is resolved by the same
+ * resolvers in both cases; what is saved is only the work in between.
+ *
+ * An operation qualifies for subgraph S when, besides having passed the supergraph's
+ * validation, it
+ * - is valid against S's own schema (every field, argument, type condition and enum value it
+ *   uses exists in S), so no other subgraph contributes a field;
+ * - selects no field S marks `@external` (S may not resolve those) and none that `@requires`
+ *   or `@provides` (the planner would fetch or trust other subgraphs' data for them);
+ * - introspects nothing but `__typename` (`__schema`/`__type` must describe the supergraph,
+ *   not S with its `_entities`), and is not a subscription or deferred/streamed.
+ *
+ * The decision depends only on the document, so it is made once per parsed document (the
+ * gateway's parser cache hands back the same DocumentNode for the same query text).
+ */
+export class DirectPlanner<S extends PlannableSubgraph = PlannableSubgraph> {
+  readonly #subgraphs: readonly PlannedSubgraph<S>[];
+  readonly #plans = new WeakMap<DocumentNode, Map<string, S | null>>();
+
+  constructor(subgraphs: readonly S[]) {
+    this.#subgraphs = subgraphs.map((subgraph) => ({
+      subgraph,
+      unsafe: fieldsResolvedElsewhere(subgraph.typeDefs),
+      typeInfo: new TypeInfo(subgraph.schema),
+    }));
+  }
+
+  /** The subgraph that answers the whole operation alone, or null to plan it across subgraphs. */
+  plan(document: DocumentNode, operationName?: string | null): S | null {
+    let byName = this.#plans.get(document);
+    if (!byName) {
+      byName = new Map();
+      this.#plans.set(document, byName);
+    }
+    const key = operationName ?? '';
+    let plan = byName.get(key);
+    if (plan === undefined) {
+      plan = this.#decide(document, operationName);
+      byName.set(key, plan);
+    }
+    return plan;
+  }
+
+  #decide(document: DocumentNode, operationName?: string | null): S | null {
+    const operation = getOperationAST(document, operationName);
+    if (!operation || operation.operation === 'subscription') return null;
+    // Only the operation that runs counts: other operations of the document may need others.
+    const alone = operationAlone(document, operation);
+    for (const candidate of this.#subgraphs) {
+      if (validate(candidate.subgraph.schema, alone, specifiedRules).length > 0) continue;
+      if (selectsAnythingUnsafe(alone, candidate)) continue;
+      return candidate.subgraph;
+    }
+    return null;
+  }
+}
+
+/** A document of the operation and the fragments it spreads, directly or through others. */
+function operationAlone(document: DocumentNode, operation: OperationDefinitionNode): DocumentNode {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const used = new Map<string, FragmentDefinitionNode>();
+  const pending: ASTNode[] = [operation];
+  while (pending.length) {
+    visit(pending.pop()!, {
+      FragmentSpread(node) {
+        const fragment = fragments.get(node.name.value);
+        if (fragment && !used.has(node.name.value)) {
+          used.set(node.name.value, fragment);
+          pending.push(fragment);
+        }
+      },
+    });
+  }
+  return { kind: Kind.DOCUMENT, definitions: [operation, ...used.values()] };
+}
+
+interface PlannedSubgraph<S extends PlannableSubgraph> {
+  subgraph: S;
+  /** `Type.field` coordinates S does not resolve alone. */
+  unsafe: ReadonlySet<string>;
+  typeInfo: TypeInfo;
+}
+
+const NOT_ALONE = new Set(['external', 'requires', 'provides']);
+const NOT_LOCAL_DIRECTIVES = new Set(['defer', 'stream']);
+
+/** Fields of the subgraph's SDL marked `@external`, `@requires` or `@provides`. */
+function fieldsResolvedElsewhere(typeDefs: string): Set<string> {
+  const found = new Set<string>();
+  for (const definition of parse(typeDefs).definitions) {
+    if (
+      definition.kind !== Kind.OBJECT_TYPE_DEFINITION &&
+      definition.kind !== Kind.OBJECT_TYPE_EXTENSION &&
+      definition.kind !== Kind.INTERFACE_TYPE_DEFINITION &&
+      definition.kind !== Kind.INTERFACE_TYPE_EXTENSION
+    ) {
+      continue;
+    }
+    const typeExternal = definition.directives?.some((d) => d.name.value === 'external') ?? false;
+    for (const field of definition.fields ?? []) {
+      if (typeExternal || field.directives?.some((d) => NOT_ALONE.has(d.name.value))) {
+        found.add(`${definition.name.value}.${field.name.value}`);
+      }
+    }
+  }
+  return found;
+}
+
+function selectsAnythingUnsafe(
+  document: DocumentNode,
+  candidate: PlannedSubgraph<PlannableSubgraph>,
+): boolean {
+  let unsafe = false;
+  const { typeInfo } = candidate;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field(node) {
+        const name = node.name.value;
+        const parent = typeInfo.getParentType();
+        if (
+          name === '__schema' ||
+          name === '__type' ||
+          (parent && candidate.unsafe.has(`${parent.name}.${name}`))
+        ) {
+          unsafe = true;
+        }
+      },
+      Directive(node) {
+        if (NOT_LOCAL_DIRECTIVES.has(node.name.value)) unsafe = true;
+      },
+    }),
+  );
+  return unsafe;
+}
+
+/** One operation handed whole to a subgraph, with what the gateway knows of the caller. */
+export interface DirectOperation {
+  document: DocumentNode;
+  operationName?: string | null;
+  variableValues?: Record<string, unknown> | null;
+  identity: Identity;
+  /** The same identity signed, for a subgraph reached over HTTP. */
+  identityToken: string | undefined;
+  requestId: string;
+}
+
+/** A subgraph the gateway can hand whole operations to. */
+export interface DirectSubgraph extends PlannableSubgraph {
+  execute(operation: DirectOperation): Promise<LocalResult>;
+}
+
+/** A subgraph in this process: executed against its schema, no HTTP, no identity token. */
+export function inProcessSubgraph(subgraph: Subgraph): DirectSubgraph {
+  return {
+    name: subgraph.name,
+    typeDefs: subgraph.typeDefs,
+    schema: subgraph.schema,
+    execute: ({ identity, identityToken: _, ...operation }) =>
+      subgraph.executeLocally({
+        ...operation,
+        // As the subgraph reads it from the signed header: empty strings are absent.
+        identity: receivedIdentity(identity),
+      }),
+  };
+}
+
+/**
+ * A subgraph served by another process: the operation is sent to it as the client wrote it
+ * (printed once per document), with the signed identity and the correlation id, and its answer
+ * is the operation's answer. Failing to reach it is reported as the planner reports it
+ * (`SUBREQUEST_HTTP_ERROR`, which the gateway turns into SERVICE_UNAVAILABLE). Errors come back
+ * as the subgraph wrote them; the plugin names the subgraph on them.
+ */
+export function remoteSubgraph(definition: { name: string; typeDefs: string; url: string }): DirectSubgraph {
+  const printed = new WeakMap<DocumentNode, string>();
+  const unavailable = (reason: string): LocalResult => ({
+    result: {
+      data: null,
+      errors: [new GraphQLError(reason, { extensions: { code: 'SUBREQUEST_HTTP_ERROR' } })],
+    },
+    responseHeaders: new Headers(),
+  });
+  return {
+    name: definition.name,
+    typeDefs: definition.typeDefs,
+    schema: buildSubgraphSchema({ typeDefs: parse(definition.typeDefs) }),
+    async execute(operation) {
+      let query = printed.get(operation.document);
+      if (query === undefined) {
+        query = print(operation.document);
+        printed.set(operation.document, query);
+      }
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json, application/json',
+        [REQUEST_ID_HEADER]: operation.requestId,
+      };
+      if (operation.identityToken) headers[IDENTITY_HEADER] = operation.identityToken;
+      let response: Response;
+      let text: string;
+      let body: ExecutionResult;
+      try {
+        response = await fetch(definition.url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            query,
+            operationName: operation.operationName ?? undefined,
+            variables: operation.variableValues ?? undefined,
+          }),
+        });
+        text = await response.text();
+        if (response.ok && text.startsWith('{"data":')) {
+          // No errors (the executor writes them before `data`): the subgraph's JSON is the
+          // answer as it stands, so it is passed on as text and parsed only if someone reads it.
+          return { result: passedOn(text), responseHeaders: response.headers };
+        }
+        body = JSON.parse(text) as ExecutionResult;
+      } catch (e) {
+        return unavailable((e as Error).message);
+      }
+      if (!body || typeof body !== 'object' || (!('data' in body) && !body.errors)) {
+        return unavailable(`unexpected answer with status ${response.status}`);
+      }
+      const errors = body.errors?.map(
+        (e) => new GraphQLError(e.message, { path: e.path, extensions: { ...e.extensions } }),
+      );
+      return {
+        result: { ...body, ...(errors ? { errors } : {}) },
+        responseHeaders: response.headers,
+      };
+    },
+  };
+}
+
+/** An answer kept as the subgraph's JSON text: Yoga writes `stringify()`, `data` parses on demand. */
+function passedOn(text: string): ExecutionResult {
+  let parsed: ExecutionResult | undefined;
+  const result = { stringify: () => text } as ExecutionResult & { stringify(): string };
+  Object.defineProperty(result, 'data', {
+    enumerable: true,
+    get: () => {
+      parsed ??= JSON.parse(text) as ExecutionResult;
+      return parsed.data;
+    },
+  });
+  return result;
+}

@@ -1,0 +1,119 @@
+import { GraphQLError } from 'graphql';
+import {
+  type Connection,
+  decodeCursor,
+  encodeCursor,
+  forwardConnection,
+  pageSize,
+} from '../../../shared/cursors.ts';
+import { unauthenticated } from '../../../shared/errors.ts';
+import { type Identity, isAuthenticated } from '../../../shared/identity.ts';
+import { fail, type Result } from '../../../shared/result.ts';
+import { type AssetRow, listAssets } from '../assets.repository.ts';
+import type { AssetsContext } from '../context.ts';
+import type { AssetErrorType } from '../error-codes.ts';
+import { compileFilter } from '../filters/compile.ts';
+import { type AssetFilterInput, FilterError } from '../filters/types.ts';
+import type { EffectiveProfile } from '../profiles/definition.ts';
+
+const ASSET_PAGE = 100;
+/** The largest page of assets (docs/schema.md); larger requests get a clear error. */
+export const MAX_ASSET_PAGE = 1000;
+/** The most assets one upsertAssets, deleteAssets or convertAssets call takes (docs/schema.md). */
+export const MAX_WRITE_BATCH = 1000;
+
+/** The caller's group for a query; anyone else gets an UNAUTHENTICATED error. */
+export function tenant(ctx: AssetsContext) {
+  if (!isAuthenticated(ctx.identity)) throw unauthenticated();
+  return ctx.identity;
+}
+
+/** A mutation's work for a signed-in caller; anyone else gets UNAUTHENTICATED with `message`. */
+export async function asCaller<T>(
+  ctx: AssetsContext,
+  message: string,
+  work: (caller: Identity & { username: string; userGroup: string }) => Promise<Result<T, AssetErrorType>>,
+): Promise<Result<T, AssetErrorType>> {
+  return isAuthenticated(ctx.identity) ? work(ctx.identity) : fail('UNAUTHENTICATED', message);
+}
+
+/** Every profile of the caller's group: relationship predicates may reach any of them. */
+export async function allProfiles(ctx: AssetsContext): Promise<Map<string, EffectiveProfile>> {
+  const { userGroup } = tenant(ctx);
+  const names = await ctx.db
+    .selectFrom('asset_profiles')
+    .select('profile')
+    .where('user_group', '=', userGroup)
+    .execute();
+  const loaded = await ctx.loaders.profile.loadMany(names.map((n) => n.profile));
+  return new Map(
+    loaded
+      .filter((p): p is EffectiveProfile => p !== null && !(p instanceof Error))
+      .map((p) => [p.profile, p]),
+  );
+}
+
+/**
+ * Compiles an AssetFilter for `profile`; an invalid one is a BAD_USER_INPUT error naming the
+ * offending path. Relationship predicates may reach any profile of the group, so all load.
+ */
+async function compiledFilter(ctx: AssetsContext, profile: string, filter: unknown) {
+  const { userGroup } = tenant(ctx);
+  const all = await allProfiles(ctx);
+  const target = all.get(profile);
+  if (!target)
+    throw new GraphQLError(`There is no profile ${profile}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+  try {
+    return compileFilter(filter as AssetFilterInput, {
+      profile: target,
+      profiles: (n) => all.get(n) ?? null,
+      group: userGroup,
+    });
+  } catch (e) {
+    if (!(e instanceof FilterError)) throw e;
+    throw new GraphQLError(e.message, { extensions: { code: 'BAD_USER_INPUT', type: 'INVALID_FILTER' } });
+  }
+}
+
+export interface AssetArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+  filter?: unknown;
+}
+
+/** A page of a profile's assets, optionally filtered, forwards or backwards by keyset on id. */
+export async function assetConnection(
+  ctx: AssetsContext,
+  profile: string,
+  args: AssetArgs,
+): Promise<Connection<AssetRow>> {
+  const { userGroup } = tenant(ctx);
+  const where = args.filter != null ? await compiledFilter(ctx, profile, args.filter) : undefined;
+  const backwards = args.last != null || args.before != null;
+  if (backwards && (args.first != null || args.after != null)) {
+    throw new GraphQLError('Use either `first`/`after` or `last`/`before`, not both.', {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  }
+  const limit = backwards
+    ? pageSize(args.last, ASSET_PAGE, MAX_ASSET_PAGE, 'last')
+    : pageSize(args.first, ASSET_PAGE, MAX_ASSET_PAGE, 'first');
+  const after = args.after ? String(decodeCursor(args.after, 1)[0]) : undefined;
+  const before = args.before ? String(decodeCursor(args.before, 1)[0]) : undefined;
+  const rows = await listAssets(ctx.db, userGroup, profile, { limit, after, before, backwards }, where);
+  for (const r of rows) ctx.loaders.asset.prime({ profile: r.profile, id: r.id }, r);
+  if (!backwards) return forwardConnection(rows, limit, (r) => [r.id], after !== undefined);
+  const page = rows.slice(0, limit).reverse();
+  const edges = page.map((node) => ({ cursor: encodeCursor([node.id]), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasPreviousPage: rows.length > limit,
+      hasNextPage: before !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}

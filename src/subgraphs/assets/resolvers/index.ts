@@ -1,0 +1,34 @@
+import type { Resolvers } from '../../../__generated__/assets.ts';
+import { exportResolvers } from '../exports/resolvers.ts';
+import { assetQueries, assetResolvers } from './assets.ts';
+import { conversionMutations, conversionResolvers } from './conversions.ts';
+import { filterMutations, filterQueries, filterResolvers } from './filters.ts';
+import { profileMutations, profileQueries, profileResolvers } from './profiles.ts';
+import { viewMutations, viewResolvers } from './views.ts';
+import { writeMutations } from './writes.ts';
+
+/** The assets subgraph's resolvers: one file per type or concern, as exports/resolvers.ts is. */
+export const resolvers: Resolvers = {
+  Query: {
+    ...profileQueries,
+    ...assetQueries,
+    ...filterQueries,
+    assetFilterDownloads: exportResolvers.assetFilterDownloads,
+  },
+  Mutation: {
+    ...profileMutations,
+    ...viewMutations,
+    ...conversionMutations,
+    ...writeMutations,
+    ...filterMutations,
+    createAssetFilterDownload: exportResolvers.createAssetFilterDownload,
+    deleteAssetDownload: exportResolvers.deleteAssetDownload,
+  },
+  ...profileResolvers,
+  ...assetResolvers,
+  ...filterResolvers,
+  ...viewResolvers,
+  ...conversionResolvers,
+  AssetProfileAssetExport: exportResolvers.AssetProfileAssetExport,
+  AssetDownload: exportResolvers.AssetDownload,
+};
