@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_PROFILE_DOCUMENTS } from '../../src/demo/seed.ts';
 import { GRAPHQL_PATH } from '../../src/gateway/gateway.ts';
 import { REQUEST_ID_HEADER } from '../../src/shared/identity.ts';
@@ -12,7 +12,10 @@ import { BASE, type DemoApp, startDemoApp } from '../helpers/app.ts';
 // request: no 5xx, an answer within REQUEST_TIMEOUT_MS, and a well-formed JSON GraphQL result.
 // FUZZ_SEED=<n> replays a run; fast-check prints the seed and path of any failure.
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
-const REQUEST_TIMEOUT_MS = 10_000;
+// Generous: a hang is what this catches, not slowness (other suites may saturate the CPU meanwhile).
+const REQUEST_TIMEOUT_MS = 30_000;
+// Hundreds of requests per property: each test's own bound, not the suite's 30 s.
+vi.setConfig({ testTimeout: 240_000 });
 const runs = (numRuns: number) => ({ seed: SEED, numRuns, endOnFailure: true });
 
 let d: DemoApp;
