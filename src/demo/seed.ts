@@ -10,17 +10,18 @@ import {
   prepareProfile,
   validateAsset,
 } from '../subgraphs/assets/import/validate.ts';
-import { refreshLookups } from '../subgraphs/assets/lookup.ts';
 import {
   type EffectiveProfile,
   effectiveProfile,
   type ProfileDocument,
 } from '../subgraphs/assets/profiles/definition.ts';
+import { addMissingProfiles } from '../subgraphs/assets/profiles/store.ts';
 import { validateEffective, valueFits } from '../subgraphs/assets/profiles/validate.ts';
 import { writeUpDatasetIn } from '../subgraphs/assets/write/datasets.ts';
 import { writeObservationsIn } from '../subgraphs/assets/write/observations.ts';
 import { upsertAssetsIn } from '../subgraphs/assets/write/upsert.ts';
 import { createUser } from '../subgraphs/auth/users.ts';
+import { insertIssue } from '../subgraphs/issues/issues.repository.ts';
 import {
   EQUIPMENT_AT,
   EQUIPMENT_DOCUMENT,
@@ -273,19 +274,12 @@ async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret
   const profilesOf = new Map(DEMO_GROUPS.map((g) => [g, seedProfiles(g)]));
   await db.transaction().execute(async (trx) => {
     for (const group of DEMO_GROUPS) {
-      await trx
-        .insertInto('asset_profiles')
-        .values(
-          PROFILES.map((p) => ({
-            user_group: group,
-            profile: p.profile,
-            title: p.title,
-            owner_username: OWNER,
-            definition: JSON.stringify(seedDocument(p)),
-          })),
-        )
-        .execute();
-      await refreshLookups(kyselyExec(trx), group);
+      await addMissingProfiles(
+        trx,
+        group,
+        OWNER,
+        PROFILES.map((p) => ({ profile: p.profile, title: p.title, document: seedDocument(p) })),
+      );
     }
     // The rows of each group's profile, written through the assets writer like any import.
     const assets = new Map<
@@ -403,20 +397,17 @@ async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret
       await writeObservationsIn(exec, group, profile, 'scada', readings);
     }
 
-    await trx
-      .insertInto('issues')
-      .values({
-        user_group: 'demo',
-        id: '5b0c1f0e-3d4a-4a53-9a57-2d1f6b0d9e01',
-        display_name: 'Casing pressure above threshold',
-        description: 'Casing pressure has read above 9 bar for three days; schedule an inspection.',
-        status: 'OPEN',
-        subject_type: 'asset',
-        subject_reference: 'well/W-100-1-1',
-        created_at: now,
-        created_by: OWNER,
-      })
-      .execute();
+    await insertIssue(trx, {
+      user_group: 'demo',
+      id: '5b0c1f0e-3d4a-4a53-9a57-2d1f6b0d9e01',
+      display_name: 'Casing pressure above threshold',
+      description: 'Casing pressure has read above 9 bar for three days; schedule an inspection.',
+      status: 'OPEN',
+      subject_type: 'asset',
+      subject_reference: 'well/W-100-1-1',
+      created_at: now,
+      created_by: OWNER,
+    });
   });
   // Views open transactions of their own, so they follow the data rather than join it.
   const demo = profilesOf.get('demo')!;
