@@ -30,6 +30,7 @@ import {
   SENSOR_DOCUMENT,
   type WellPlace,
 } from './equipment.ts';
+import { listedBy, refersTo } from './relationships.ts';
 import { saveFiltersAndViews } from './views.ts';
 
 /** The demo tenants: user `demo` belongs to both. */
@@ -53,16 +54,7 @@ const PROFILES: SeedProfile[] = [
         { name: 'region', type: 'STRING', title: 'Region' },
         { name: 'operator', type: 'STRING', title: 'Operator', default: 'Northwind Energy' },
       ],
-      relationships: [
-        {
-          relationship: 'facilities',
-          type: 'MANY',
-          profile: 'facility',
-          referenceType: 'ID',
-          lookupProperty: 'siteId',
-          lookupType: 'PROPERTY',
-        },
-      ],
+      relationships: [listedBy('facilities', 'facility', 'siteId')],
     },
   },
   {
@@ -84,22 +76,8 @@ const PROFILES: SeedProfile[] = [
         { name: 'capacity', type: 'NUMBER', title: 'Capacity', unit: 'm3/d' },
       ],
       relationships: [
-        {
-          relationship: 'site',
-          type: 'ONE',
-          profile: 'site',
-          referenceProperty: 'siteId',
-          referenceType: 'PROPERTY',
-          lookupType: 'ID',
-        },
-        {
-          relationship: 'wells',
-          type: 'MANY',
-          profile: 'well',
-          referenceType: 'ID',
-          lookupProperty: 'facilityId',
-          lookupType: 'PROPERTY',
-        },
+        refersTo('site', 'site', 'siteId'),
+        listedBy('wells', 'well', 'facilityId'),
         EQUIPMENT_AT('facilityId'),
       ],
     },
@@ -125,17 +103,7 @@ const PROFILES: SeedProfile[] = [
         { name: 'spudDate', type: 'DATE', title: 'Spud date' },
         { name: 'abandoned', type: 'BOOLEAN', title: 'Abandoned', default: false },
       ],
-      relationships: [
-        {
-          relationship: 'facility',
-          type: 'ONE',
-          profile: 'facility',
-          referenceProperty: 'facilityId',
-          referenceType: 'PROPERTY',
-          lookupType: 'ID',
-        },
-        EQUIPMENT_AT('wellId'),
-      ],
+      relationships: [refersTo('facility', 'facility', 'facilityId'), EQUIPMENT_AT('wellId')],
     },
   },
   { profile: 'equipment', title: 'Equipment', document: EQUIPMENT_DOCUMENT },
