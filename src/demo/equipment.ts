@@ -1,5 +1,6 @@
 import type { ObservationRow } from '../subgraphs/assets/datasets/rows.ts';
 import type { ProfileDocument } from '../subgraphs/assets/profiles/definition.ts';
+import { listedBy, refersTo } from './relationships.ts';
 
 /**
  * Equipment and sensors of the demo tenant: what stands at each facility and well pad, the
@@ -45,30 +46,9 @@ export const EQUIPMENT_DOCUMENT: ProfileDocument = {
     { name: 'wellId', type: 'STRING', title: 'Well' },
   ],
   relationships: [
-    {
-      relationship: 'facility',
-      type: 'ONE',
-      profile: 'facility',
-      referenceProperty: 'facilityId',
-      referenceType: 'PROPERTY',
-      lookupType: 'ID',
-    },
-    {
-      relationship: 'well',
-      type: 'ONE',
-      profile: 'well',
-      referenceProperty: 'wellId',
-      referenceType: 'PROPERTY',
-      lookupType: 'ID',
-    },
-    {
-      relationship: 'sensors',
-      type: 'MANY',
-      profile: 'sensor',
-      referenceType: 'ID',
-      lookupProperty: 'equipmentId',
-      lookupType: 'PROPERTY',
-    },
+    refersTo('facility', 'facility', 'facilityId'),
+    refersTo('well', 'well', 'wellId'),
+    listedBy('sensors', 'sensor', 'equipmentId'),
   ],
 };
 
@@ -90,28 +70,12 @@ export const SENSOR_DOCUMENT: ProfileDocument = {
     { name: 'lowAlarm', type: 'NUMBER', title: 'Low alarm', description: 'In the sensor’s unit' },
     { name: 'highAlarm', type: 'NUMBER', title: 'High alarm', description: 'In the sensor’s unit' },
   ],
-  relationships: [
-    {
-      relationship: 'equipment',
-      type: 'ONE',
-      profile: 'equipment',
-      referenceProperty: 'equipmentId',
-      referenceType: 'PROPERTY',
-      lookupType: 'ID',
-    },
-  ],
+  relationships: [refersTo('equipment', 'equipment', 'equipmentId')],
   stateUpdateDatasets: [{ dataset: 'telemetry', title: 'Sensor telemetry' }],
 };
 
 /** The reverse of equipment → facility and equipment → well, added to those profiles. */
-export const EQUIPMENT_AT = (via: 'facilityId' | 'wellId') => ({
-  relationship: 'equipment',
-  type: 'MANY' as const,
-  profile: 'equipment',
-  referenceType: 'ID' as const,
-  lookupProperty: via,
-  lookupType: 'PROPERTY' as const,
-});
+export const EQUIPMENT_AT = (via: 'facilityId' | 'wellId') => listedBy('equipment', 'equipment', via);
 
 interface Catalogue {
   title: string;

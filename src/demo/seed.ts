@@ -10,17 +10,18 @@ import {
   prepareProfile,
   validateAsset,
 } from '../subgraphs/assets/import/validate.ts';
-import { refreshLookups } from '../subgraphs/assets/lookup.ts';
 import {
   type EffectiveProfile,
   effectiveProfile,
   type ProfileDocument,
 } from '../subgraphs/assets/profiles/definition.ts';
+import { addMissingProfiles } from '../subgraphs/assets/profiles/store.ts';
 import { validateEffective, valueFits } from '../subgraphs/assets/profiles/validate.ts';
 import { writeUpDatasetIn } from '../subgraphs/assets/write/datasets.ts';
 import { writeObservationsIn } from '../subgraphs/assets/write/observations.ts';
 import { upsertAssetsIn } from '../subgraphs/assets/write/upsert.ts';
 import { createUser } from '../subgraphs/auth/users.ts';
+import { insertIssue } from '../subgraphs/issues/issues.repository.ts';
 import {
   EQUIPMENT_AT,
   EQUIPMENT_DOCUMENT,
@@ -29,6 +30,7 @@ import {
   SENSOR_DOCUMENT,
   type WellPlace,
 } from './equipment.ts';
+import { listedBy, refersTo } from './relationships.ts';
 import { saveFiltersAndViews } from './views.ts';
 
 /** The demo tenants: user `demo` belongs to both. */
@@ -52,16 +54,7 @@ const PROFILES: SeedProfile[] = [
         { name: 'region', type: 'STRING', title: 'Region' },
         { name: 'operator', type: 'STRING', title: 'Operator', default: 'Northwind Energy' },
       ],
-      relationships: [
-        {
-          relationship: 'facilities',
-          type: 'MANY',
-          profile: 'facility',
-          referenceType: 'ID',
-          lookupProperty: 'siteId',
-          lookupType: 'PROPERTY',
-        },
-      ],
+      relationships: [listedBy('facilities', 'facility', 'siteId')],
     },
   },
   {
@@ -83,22 +76,8 @@ const PROFILES: SeedProfile[] = [
         { name: 'capacity', type: 'NUMBER', title: 'Capacity', unit: 'm3/d' },
       ],
       relationships: [
-        {
-          relationship: 'site',
-          type: 'ONE',
-          profile: 'site',
-          referenceProperty: 'siteId',
-          referenceType: 'PROPERTY',
-          lookupType: 'ID',
-        },
-        {
-          relationship: 'wells',
-          type: 'MANY',
-          profile: 'well',
-          referenceType: 'ID',
-          lookupProperty: 'facilityId',
-          lookupType: 'PROPERTY',
-        },
+        refersTo('site', 'site', 'siteId'),
+        listedBy('wells', 'well', 'facilityId'),
         EQUIPMENT_AT('facilityId'),
       ],
     },
@@ -124,17 +103,7 @@ const PROFILES: SeedProfile[] = [
         { name: 'spudDate', type: 'DATE', title: 'Spud date' },
         { name: 'abandoned', type: 'BOOLEAN', title: 'Abandoned', default: false },
       ],
-      relationships: [
-        {
-          relationship: 'facility',
-          type: 'ONE',
-          profile: 'facility',
-          referenceProperty: 'facilityId',
-          referenceType: 'PROPERTY',
-          lookupType: 'ID',
-        },
-        EQUIPMENT_AT('wellId'),
-      ],
+      relationships: [refersTo('facility', 'facility', 'facilityId'), EQUIPMENT_AT('wellId')],
     },
   },
   { profile: 'equipment', title: 'Equipment', document: EQUIPMENT_DOCUMENT },
@@ -273,19 +242,12 @@ async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret
   const profilesOf = new Map(DEMO_GROUPS.map((g) => [g, seedProfiles(g)]));
   await db.transaction().execute(async (trx) => {
     for (const group of DEMO_GROUPS) {
-      await trx
-        .insertInto('asset_profiles')
-        .values(
-          PROFILES.map((p) => ({
-            user_group: group,
-            profile: p.profile,
-            title: p.title,
-            owner_username: OWNER,
-            definition: JSON.stringify(seedDocument(p)),
-          })),
-        )
-        .execute();
-      await refreshLookups(kyselyExec(trx), group);
+      await addMissingProfiles(
+        trx,
+        group,
+        OWNER,
+        PROFILES.map((p) => ({ profile: p.profile, title: p.title, document: seedDocument(p) })),
+      );
     }
     // The rows of each group's profile, written through the assets writer like any import.
     const assets = new Map<
@@ -403,20 +365,17 @@ async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret
       await writeObservationsIn(exec, group, profile, 'scada', readings);
     }
 
-    await trx
-      .insertInto('issues')
-      .values({
-        user_group: 'demo',
-        id: '5b0c1f0e-3d4a-4a53-9a57-2d1f6b0d9e01',
-        display_name: 'Casing pressure above threshold',
-        description: 'Casing pressure has read above 9 bar for three days; schedule an inspection.',
-        status: 'OPEN',
-        subject_type: 'asset',
-        subject_reference: 'well/W-100-1-1',
-        created_at: now,
-        created_by: OWNER,
-      })
-      .execute();
+    await insertIssue(trx, {
+      user_group: 'demo',
+      id: '5b0c1f0e-3d4a-4a53-9a57-2d1f6b0d9e01',
+      display_name: 'Casing pressure above threshold',
+      description: 'Casing pressure has read above 9 bar for three days; schedule an inspection.',
+      status: 'OPEN',
+      subject_type: 'asset',
+      subject_reference: 'well/W-100-1-1',
+      created_at: now,
+      created_by: OWNER,
+    });
   });
   // Views open transactions of their own, so they follow the data rather than join it.
   const demo = profilesOf.get('demo')!;

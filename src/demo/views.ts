@@ -94,6 +94,15 @@ interface DemoView {
 
 const at = (x: number, y: number, w: number, h: number) => ({ x, y, w, h });
 
+/** A sensor's latest reading against its alarm limits, on the web and the mobile layout alike. */
+const sensorGauge = (layout: ReturnType<typeof at>) => ({
+  id: 'gauge',
+  layout,
+  name: 'Latest reading',
+  widget: 'gauge',
+  settings: { key: 'value', unitProperty: 'unit', lowProperty: 'lowAlarm', highProperty: 'highAlarm' },
+});
+
 const STATUS_COLORS = {
   running: '#2e7d32',
   standby: '#1565c0',
@@ -336,18 +345,7 @@ export const DEMO_VIEWS: DemoView[] = [
     },
     layouts: {
       WEB: [
-        {
-          id: 'gauge',
-          layout: at(0, 0, 4, 4),
-          name: 'Latest reading',
-          widget: 'gauge',
-          settings: {
-            key: 'value',
-            unitProperty: 'unit',
-            lowProperty: 'lowAlarm',
-            highProperty: 'highAlarm',
-          },
-        },
+        sensorGauge(at(0, 0, 4, 4)),
         {
           id: 'history',
           layout: at(4, 0, 8, 4),
@@ -363,20 +361,7 @@ export const DEMO_VIEWS: DemoView[] = [
           settings: { properties: ['measurement', 'unit', 'equipmentId', 'lowAlarm', 'highAlarm'] },
         },
       ],
-      MOBILE: [
-        {
-          id: 'gauge',
-          layout: at(0, 0, 12, 4),
-          name: 'Latest reading',
-          widget: 'gauge',
-          settings: {
-            key: 'value',
-            unitProperty: 'unit',
-            lowProperty: 'lowAlarm',
-            highProperty: 'highAlarm',
-          },
-        },
-      ],
+      MOBILE: [sensorGauge(at(0, 0, 12, 4))],
       PRINTABLE: [
         {
           id: 'history',

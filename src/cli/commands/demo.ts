@@ -2,15 +2,14 @@ import { type Command, Option } from 'commander';
 import { DEMO_PROFILE_DOCUMENTS } from '../../demo/seed.ts';
 import type { Database } from '../../storage/database.ts';
 import { profilesWithExtensions } from '../../subgraphs/assets/assets.repository.ts';
-import { kyselyExec } from '../../subgraphs/assets/exec.ts';
 import {
   type AssetImportRow,
   type PreparedProfile,
   prepareProfile,
   validateAsset,
 } from '../../subgraphs/assets/import/validate.ts';
-import { refreshLookups } from '../../subgraphs/assets/lookup.ts';
 import { effectiveProfile } from '../../subgraphs/assets/profiles/definition.ts';
+import { addMissingProfiles } from '../../subgraphs/assets/profiles/store.ts';
 import type { UpsertResult } from '../../subgraphs/assets/write/types.ts';
 import { upsertAssets } from '../../subgraphs/assets/write/upsert.ts';
 import { withDatabase } from '../database.ts';
@@ -161,21 +160,17 @@ export async function generate(
 }
 
 async function ensureProfiles(database: Database, group: string): Promise<void> {
-  await database.db
-    .insertInto('asset_profiles')
-    .values(
-      // Every demo profile, not only those generated: facilities and wells relate to equipment.
-      Object.entries(DEMO_PROFILE_DOCUMENTS).map(([p, { title, document }]) => ({
-        user_group: group,
-        profile: p,
-        title,
-        owner_username: 'demo',
-        definition: JSON.stringify(document),
-      })),
-    )
-    .onConflict((oc) => oc.columns(['user_group', 'profile']).doNothing())
-    .execute();
-  await refreshLookups(kyselyExec(database.db), group);
+  // Every demo profile, not only those generated: facilities and wells relate to equipment.
+  await addMissingProfiles(
+    database.db,
+    group,
+    'demo',
+    Object.entries(DEMO_PROFILE_DOCUMENTS).map(([profile, { title, document }]) => ({
+      profile,
+      title,
+      document,
+    })),
+  );
 }
 
 /** Generates and validates rows lazily, so a chunk streams into COPY as it is made. */

@@ -3,7 +3,7 @@ import { fail, ok, type Result } from '../../shared/result.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetErrorType } from './error-codes.ts';
 import type { ProfileLookup } from './filters/types.ts';
-import { PLAIN_ID, PLAIN_ID_RULE } from './ids.ts';
+import { savedObjectProfile } from './ids.ts';
 import { valueFits } from './profiles/validate.ts';
 
 export interface PropertyMapping {
@@ -58,9 +58,9 @@ export async function putConversion(
   },
   profiles: ProfileLookup,
 ): Promise<ConversionOutcome> {
-  const source = profiles(input.profile);
-  if (!source) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
-  if (!PLAIN_ID.test(input.id)) return fail('INVALID_INPUT', PLAIN_ID_RULE);
+  const owner = savedObjectProfile(profiles, input);
+  if (!owner.ok) return owner;
+  const source = owner.value;
   const key = { group, profile: input.profile, id: input.id };
   if (input.delete) {
     const r = await db

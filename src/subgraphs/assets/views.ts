@@ -4,7 +4,7 @@ import type { Tables } from '../../storage/tables.ts';
 import type { AssetErrorType } from './error-codes.ts';
 import type { AssetFilterInput, ProfileLookup } from './filters/types.ts';
 import { validateFilter } from './filters/validate.ts';
-import { PLAIN_ID, PLAIN_ID_RULE } from './ids.ts';
+import { PLAIN_ID, savedObjectProfile } from './ids.ts';
 import type { EffectiveProfile } from './profiles/definition.ts';
 
 /** Widgets sit on a 12-column grid, like ThingsBoard's and Grafana's dashboards. */
@@ -169,9 +169,9 @@ export async function putView(
   },
   profiles: ProfileLookup,
 ): Promise<ViewOutcome> {
-  const profile = profiles(input.profile);
-  if (!profile) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
-  if (!PLAIN_ID.test(input.id)) return fail('INVALID_INPUT', PLAIN_ID_RULE);
+  const owner = savedObjectProfile(profiles, input);
+  if (!owner.ok) return owner;
+  const profile = owner.value;
   let map: Record<string, unknown> | null | undefined;
   if (input.map) {
     const checked = checkMap(input.map, profile, profiles);

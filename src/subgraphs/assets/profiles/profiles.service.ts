@@ -13,6 +13,7 @@ import {
   effectiveProfile,
   type ProfileDocument,
 } from './definition.ts';
+import { upsertProfile } from './store.ts';
 import { extensionOf, type ProfileProblem, validateEffective } from './validate.ts';
 
 type Db = Kysely<Tables> | Transaction<Tables>;
@@ -99,24 +100,11 @@ export async function applyProfiles(
       );
       if (problem) return problem;
       for (const input of inputs) {
-        await trx
-          .insertInto('asset_profiles')
-          .values({
-            user_group: group,
-            profile: input.profile,
-            title: input.title,
-            owner_username: owner,
-            definition: JSON.stringify(documentOf(input)),
-          })
-          .onConflict((oc) =>
-            oc.columns(['user_group', 'profile']).doUpdateSet((eb) => ({
-              title: eb.ref('excluded.title'),
-              definition: eb.ref('excluded.definition'),
-              version: sql`asset_profiles.version + 1`,
-              updated_at: sql`now()`,
-            })),
-          )
-          .execute();
+        await upsertProfile(trx, group, owner, {
+          profile: input.profile,
+          title: input.title,
+          document: documentOf(input),
+        });
         await followProfileChange(
           kyselyExec(trx),
           group,
