@@ -79,7 +79,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   const sessionIdentity = useSessionIdentity({
     sessions: options.sessions,
     signer: options.signer,
-    baseUrl: config.baseUrl,
     trustedHops: config.trustProxy,
     sessionChangers: new Set(options.subgraphs.filter((s) => s.mayChangeSession).map((s) => s.name)),
   });
