@@ -91,7 +91,11 @@ describe('a subgraph behind another router', () => {
 
   it('resolves the forwarded session, by header and by cookie, in every subgraph', async () => {
     const id = (await signIn(auth, 'bob', 'correct horse battery')).headers.get('x-svc-sessionid')!;
-    for (const headers of [{ 'x-svc-sessionid': id }, { cookie: `other=1; svc_sessionid=${id}` }]) {
+    const carriers: Record<string, string>[] = [
+      { 'x-svc-sessionid': id },
+      { cookie: `other=1; svc_sessionid=${id}` },
+    ];
+    for (const headers of carriers) {
       expect((await viaRouter(auth, SESSION, headers)).body.data.session).toEqual({
         authenticated: true,
         username: 'bob',
