@@ -23,4 +23,3 @@ export function headerSessionClient(uri: string, session: SessionStore) {
     link: new HttpLink({ uri, fetch: sessionFetch(session) }),
   });
 }
-

@@ -128,7 +128,7 @@ describe('Apollo Client (docs/clients.md)', () => {
     const cached = client.readQuery<any>({ query: TWO_ASSETS });
     expect([cached.site.byId.displayName, cached.well.byId.displayName]).toEqual(NAMES);
     expect(
-      Object.keys(client.cache.extract())
+      Object.keys(client.cache.extract() as object)
         .filter((k) => k.startsWith('Asset:'))
         .sort(),
     ).toEqual(['Asset:{"profile":"facility","id":"SHARED-1"}', 'Asset:{"profile":"well","id":"SHARED-1"}']);
