@@ -133,6 +133,48 @@ describe('a subgraph behind another router', () => {
     ).toBe(false);
   });
 
+  it('completes a challenge (confirmSignIn) and reauthenticates by cookie, rotating the session each time', async () => {
+    await createUser(database.db, auth.config.secret, {
+      username: 'nora',
+      groups: ['acme'],
+      password: 'correct horse battery',
+      requireNewPassword: true,
+    });
+    const first = await signIn(auth, 'nora', 'correct horse battery');
+    const challenge = first.headers.get('x-svc-sessionid')!;
+    expect(first.body.data.signIn.session).toEqual({ authenticated: false, username: 'nora' });
+    const cookie = (id: string) => ({ cookie: `svc_sessionid=${id}` });
+    const confirmed = await viaRouter(
+      auth,
+      `mutation { confirmSignIn(input: { code: "a much better passphrase", mfaType: NEW_PASSWORD_REQUIRED }) {
+        errors { type } session { authenticated username } } }`,
+      cookie(challenge),
+    );
+    expect(confirmed.body.data.confirmSignIn).toEqual({
+      errors: [],
+      session: { authenticated: true, username: 'nora' },
+    });
+    const signedIn = confirmed.headers.get('x-svc-sessionid')!;
+    expect(signedIn).not.toBe(challenge);
+    expect(confirmed.headers.getSetCookie()[0]).toMatch(
+      new RegExp(`^svc_sessionid=${signedIn}; Max-Age=\\d+;`),
+    );
+
+    const again = await viaRouter(
+      auth,
+      `mutation { reauthenticate(input: { password: "a much better passphrase" }) { errors { type } session { authenticated } } }`,
+      cookie(signedIn),
+    );
+    expect(again.body.data.reauthenticate).toEqual({ errors: [], session: { authenticated: true } });
+    const rotated = again.headers.get('x-svc-sessionid')!;
+    expect(rotated).not.toBe(signedIn);
+    expect(
+      (await viaRouter(issues, '{ issues { all { edges { cursor } } } }', cookie(rotated))).body.errors,
+    ).toBeUndefined();
+    // The rotated-away ID is dead at once in the process that rotated it.
+    expect((await viaRouter(auth, SESSION, cookie(signedIn))).body.data.session.authenticated).toBe(false);
+  });
+
   it('still prefers our gateway’s signed identity, and refuses a forged one', async () => {
     const id = (await signIn(auth, 'bob', 'correct horse battery')).headers.get('x-svc-sessionid')!;
     const forged = await new IdentitySigner('another secret entirely, 32 chars or more').sign({
