@@ -335,7 +335,20 @@ describe.each(['hive-gateway', 'apollo-gateway'])('behind %s', (routerName) => {
     expect(stillLimited.body.data.signIn.errors[0].type).toBe('LIMIT_EXCEEDED');
   });
 
-  // Document limits at the subgraphs are built separately; enable once they are merged: a
-  // document deeper than the depth limit must be refused through any router.
-  it.todo('refuses a document deeper than the depth limit (enable with subgraph document limits)');
+  // INTEGRATOR: enable (it.skip → it) once the subgraphs enforce the document limits themselves
+  // (built separately). A document deeper than the depth limit (20 by default) must be refused
+  // through any router as our gateway refuses it, before any resolver runs.
+  it.skip('refuses a document deeper than the depth limit, as our gateway does', async () => {
+    let selection = 'id';
+    for (let i = 0; i < 12; i++) {
+      selection = `id related(relationship: "facility") { ... on AssetRelationshipOne { asset { ${selection} } } }`;
+    }
+    const deep = `{ assets(profile: "equipment") { all(first: 1) { edges { node { ${selection} } } } } }`;
+    const client: Client = { carrier: 'header', session: undefined, address: '203.0.113.90' };
+    const mine = await ask('ours', { ...client }, deep);
+    const theirs = await ask(router(), { ...client }, deep);
+    expect(mine.body.errors?.[0]?.extensions?.code).toBeTruthy();
+    expect(theirs.body.data ?? null).toBeNull();
+    expect(theirs.body.errors?.[0]?.extensions?.code).toBe(mine.body.errors?.[0]?.extensions?.code);
+  });
 });
