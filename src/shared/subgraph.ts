@@ -13,6 +13,7 @@ import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scal
 import { createYoga } from 'graphql-yoga';
 import { clientAddress } from './client-address.ts';
 import type { Clock } from './clock.ts';
+import { csrfRejection, isCrossSiteSendable } from './csrf.ts';
 import {
   ANONYMOUS,
   IDENTITY_HEADER,
@@ -205,6 +206,12 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
         async onRequest({ request, url, endResponse }) {
           if (url.pathname === '/healthz') {
             endResponse(Response.json({ status: 'ok' }));
+            return;
+          }
+          // Behind another router the subgraph reads the session cookie itself, so it refuses
+          // what a cross-site form could post, as our gateway does (docs/auth.md, "CSRF").
+          if (options.forwarded && !request.headers.has(IDENTITY_HEADER) && isCrossSiteSendable(request)) {
+            endResponse(csrfRejection());
             return;
           }
           for (const [prefix, route] of Object.entries(options.routes ?? {})) {

@@ -175,6 +175,26 @@ describe('a subgraph behind another router', () => {
     expect((await viaRouter(auth, SESSION, cookie(signedIn))).body.data.session.authenticated).toBe(false);
   });
 
+  it('refuses what a cross-site form could post, with or without the cookie (CSRF), as our gateway does', async () => {
+    const id = (await signIn(auth, 'bob', 'correct horse battery')).headers.get('x-svc-sessionid')!;
+    const carriers: Record<string, string>[] = [{ cookie: `svc_sessionid=${id}` }, {}];
+    for (const headers of carriers) {
+      const response = await auth.handle(
+        new Request('http://subgraph.example/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: 'query=mutation%7BsignOut%7Bsession%7Bauthenticated%7D%7D%7D',
+        }),
+        ROUTER,
+      );
+      expect(response.status).toBe(403);
+      expect((await response.json()).errors[0].extensions.code).toBe('CSRF_REJECTED');
+    }
+    expect((await viaRouter(auth, SESSION, { 'x-svc-sessionid': id })).body.data.session.authenticated).toBe(
+      true,
+    );
+  });
+
   it('still prefers our gateway’s signed identity, and refuses a forged one', async () => {
     const id = (await signIn(auth, 'bob', 'correct horse battery')).headers.get('x-svc-sessionid')!;
     const forged = await new IdentitySigner('another secret entirely, 32 chars or more').sign({
