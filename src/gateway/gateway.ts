@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
+import { corsPolicy } from './cors.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
 import { useCsrf } from './plugins/use-csrf.ts';
@@ -79,7 +80,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   const sessionIdentity = useSessionIdentity({
     sessions: options.sessions,
     signer: options.signer,
-    baseUrl: config.baseUrl,
     trustedHops: config.trustProxy,
     sessionChangers: new Set(options.subgraphs.filter((s) => s.mayChangeSession).map((s) => s.name)),
   });
@@ -128,8 +128,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     supergraph: supergraphSdl,
     graphqlEndpoint: GRAPHQL_PATH,
     // Same-origin only unless origins are configured: with credentials (the session cookie),
-    // a permissive CORS policy would let any site act as the signed-in user.
-    cors: config.corsOrigins.length ? { origin: [...config.corsOrigins], credentials: true } : false,
+    // a permissive CORS policy would let any site act as the signed-in user (gateway/cors.ts).
+    cors: corsPolicy(config.corsOrigins),
     landingPage: false,
     graphiql: false,
     // Off in production unless configured (ASSETQL_INTROSPECTION); the explorer needs it.

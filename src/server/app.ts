@@ -81,7 +81,11 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     throw e;
   }
   const signer = new IdentitySigner(config.secret);
-  const deps = { db: database.db, signer, log, clock };
+  // One session resolution (auth's rules and cache) for the gateway and every subgraph: a
+  // subgraph uses it for requests another router forwards without our signed identity.
+  const sessions = createSessionResolution({ db: database.db, clock });
+  const forwarded = { sessions, trustedHops: config.trustProxy };
+  const deps = { db: database.db, signer, log, clock, forwarded };
 
   const closers: (() => void | Promise<void>)[] = [];
 
@@ -118,6 +122,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
           pool: database.pool,
           limits: options.authLimits ?? { ...DEFAULT_LIMITS, ...config.rateLimits },
           secret: config.secret,
+          baseUrl: config.baseUrl,
           messenger: makeMessenger(),
           credentials: makeCredentials(),
           oidcIssuers: config.oidcIssuers,
@@ -147,13 +152,13 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
 
   if (role.kind === 'subgraph') {
     const yoga = makeSubgraph(role.name);
-    handle = async (request) => {
+    handle = async (request, remoteAddress) => {
       const { pathname } = new URL(request.url);
       if (pathname === '/readyz') {
         const ok = await dbReady().catch(() => false);
         return Response.json({ status: ok ? 'ready' : 'unavailable' }, { status: ok ? 200 : 503 });
       }
-      return yoga.fetch(request);
+      return yoga.handle(request, remoteAddress);
     };
   } else {
     const inProcess = new Map<string, InProcessFetch>();
@@ -186,7 +191,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       subgraphs,
       inProcess,
       local,
-      sessions: createSessionResolution({ db: database.db, clock }),
+      sessions,
       signer,
       log,
       ready: async () => (await dbReady()) && (await subgraphReady()),

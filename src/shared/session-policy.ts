@@ -2,14 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /** The session cookie (spec §5.1). */
 export const SESSION_COOKIE = 'svc_sessionid';
-/** The session header (spec §5.1), also sent back to header clients after sign-in. */
-export const SESSION_HEADER = 'x-svc-sessionid';
 /**
- * Set by the auth subgraph on its HTTP response when a mutation starts or ends a session:
- * `set <sessionId> <maxAgeSeconds>` or `clear`. Only the gateway reads it, and only from
- * the auth subgraph; it becomes `Set-Cookie` and `x-svc-sessionid` for the client.
+ * The session header (spec §5.1), also sent back to header clients after sign-in: the auth
+ * subgraph puts it, with the session cookie, on its answer to a mutation that starts a session.
  */
-export const SESSION_CHANGE_HEADER = 'x-assetql-session-change';
+export const SESSION_HEADER = 'x-svc-sessionid';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -20,8 +20,8 @@ export interface SubgraphDescriptor {
   /** HTTP routes the gateway forwards to this subgraph @default none */
   readonly routes?: readonly SubgraphRoute[];
   /**
-   * The subgraph may start or end the caller's session (its `x-assetql-session-change`
-   * response header is turned into the session cookie and header) @default false
+   * The subgraph may start or end the caller's session: the session cookie and `x-svc-sessionid`
+   * on its answers are relayed to the client @default false
    */
   readonly mayChangeSession?: boolean;
 }

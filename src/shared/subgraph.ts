@@ -11,7 +11,9 @@ import {
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { createYoga } from 'graphql-yoga';
+import { clientAddress } from './client-address.ts';
 import type { Clock } from './clock.ts';
+import { csrfRejection, isCrossSiteSendable } from './csrf.ts';
 import {
   ANONYMOUS,
   IDENTITY_HEADER,
@@ -19,9 +21,11 @@ import {
   IdentityError,
   type IdentitySigner,
   REQUEST_ID_HEADER,
+  type SessionResolution,
 } from './identity.ts';
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
+import { changesSession, presentedSession } from './session-cookies.ts';
 
 /** What every subgraph resolver gets, besides its own dependencies. */
 export interface BaseContext {
@@ -34,6 +38,22 @@ export interface BaseContext {
   responseHeaders: Headers;
 }
 
+/**
+ * How a subgraph learns who calls when our gateway has not signed it: the client's session as
+ * another Federation router forwards it (`x-svc-sessionid` or the `svc_sessionid` cookie), and
+ * the client's address from `X-Forwarded-For` (docs/routers.md).
+ */
+export interface ForwardedSessions {
+  /** Session resolution by auth's rules: the same module our gateway is handed. */
+  sessions: SessionResolution;
+  /**
+   * `ASSETQL_TRUST_PROXY`: how many proxies, the router among them, stand before the subgraph.
+   * 0 means the client's address is unknown here (the TCP peer is the router, never the client):
+   * per-address limits then key on the account.
+   */
+  trustedHops: number;
+}
+
 export interface SubgraphOptions<C> {
   name: string;
   typeDefs: string;
@@ -41,6 +61,11 @@ export interface SubgraphOptions<C> {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
+  /**
+   * Resolve forwarded sessions when a request carries no signed identity @default none: such
+   * requests are anonymous.
+   */
+  forwarded?: ForwardedSessions;
   /** Adds the subgraph's own dependencies to the base context. */
   extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
@@ -71,6 +96,8 @@ export interface Subgraph {
   readonly schema: GraphQLSchema;
   /** Serves `/graphql` and the subgraph's other routes. */
   fetch(input: string | URL | Request, init?: RequestInit): Response | Promise<Response>;
+  /** Serves a request that came over the network from `remoteAddress` (the TCP peer). */
+  handle(request: Request, remoteAddress?: string): Response | Promise<Response>;
   /**
    * Executes a document against this subgraph's schema with the same context and error
    * masking as a request over HTTP, minus the HTTP: no JSON in between, no identity token.
@@ -83,9 +110,11 @@ export interface Subgraph {
  * the caller chooses the transport (an HTTP server, the gateway's in-process fetch, or
  * `executeLocally` for operations that need no other subgraph).
  *
- * Identity comes only from the gateway's signed header: absent means anonymous, and a
+ * Identity comes from our gateway's signed header, the fast path between our own processes: a
  * forged, expired or malformed one is refused with 401 rather than downgraded, so that a
- * misconfigured gateway fails loudly.
+ * misconfigured gateway fails loudly. Without one, behind another Federation router, the
+ * subgraph resolves the session the router forwarded (`forwarded`); with nothing, the caller is
+ * anonymous.
  */
 export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C>): Subgraph {
   // The spec's scalars, with parsing that rejects bad input (a JSONObject must be an object).
@@ -126,7 +155,22 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     clock: options.clock,
     responseHeaders: new Headers(),
   });
-  const yoga = createYoga<Record<string, never>, C>({
+  // The session a request presented when this subgraph resolved it itself: forgotten from the
+  // cache once the answer changes it (signed out, rotated), as our gateway does.
+  const presented = new WeakMap<Request, string>();
+  const forwardedIdentity = async (
+    request: Request,
+    remoteAddress: string | undefined,
+    forwarded: ForwardedSessions,
+  ): Promise<Identity> => {
+    const sessionId = presentedSession(request.headers);
+    if (sessionId) presented.set(request, sessionId);
+    const identity = await forwarded.sessions.resolve(sessionId);
+    const clientIp =
+      forwarded.trustedHops > 0 ? clientAddress(request.headers, remoteAddress, forwarded.trustedHops) : null;
+    return { ...identity, clientIp };
+  };
+  const yoga = createYoga<{ remoteAddress?: string }, C>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -136,11 +180,13 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     // the gateway's JSON, so that every process answers alike. Yoga's own goes where nobody asks.
     healthCheckEndpoint: '/__yoga/healthz',
     maskedErrors: { maskError: mask },
-    context: async ({ request }) => {
+    context: async ({ request, remoteAddress }) => {
       const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
       const token = request.headers.get(IDENTITY_HEADER);
       let identity = ANONYMOUS;
-      if (token !== null) {
+      if (token === null && options.forwarded) {
+        identity = await forwardedIdentity(request, remoteAddress, options.forwarded);
+      } else if (token !== null) {
         try {
           identity = await options.signer.verify(token);
         } catch (e) {
@@ -162,6 +208,12 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
             endResponse(Response.json({ status: 'ok' }));
             return;
           }
+          // Behind another router the subgraph reads the session cookie itself, so it refuses
+          // what a cross-site form could post, as our gateway does (docs/auth.md, "CSRF").
+          if (options.forwarded && !request.headers.has(IDENTITY_HEADER) && isCrossSiteSendable(request)) {
+            endResponse(csrfRejection());
+            return;
+          }
           for (const [prefix, route] of Object.entries(options.routes ?? {})) {
             if (url.pathname.startsWith(prefix)) {
               endResponse(await route(request));
@@ -170,9 +222,17 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
           }
         },
         onResponse({ request, response }) {
-          pendingHeaders.get(request)?.forEach((value, key) => {
-            response.headers.set(key, value);
+          const headers = pendingHeaders.get(request);
+          if (!headers) return;
+          headers.forEach((value, key) => {
+            // Set-Cookie is the one header that may come more than once.
+            if (key === 'set-cookie') response.headers.append(key, value);
+            else response.headers.set(key, value);
           });
+          const sessionId = presented.get(request);
+          if (sessionId && options.forwarded && changesSession(headers)) {
+            options.forwarded.sessions.forget(sessionId);
+          }
         },
       },
     ],
@@ -184,6 +244,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     // (url, init) lets the server adapter build its own light request, not an undici Request.
     fetch: (input, init) =>
       input instanceof Request ? yoga.fetch(input) : yoga.fetch(input as URL, init ?? {}),
+    handle: (request, remoteAddress) => yoga.fetch(request, { remoteAddress }),
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
       let result: ExecutionResult;

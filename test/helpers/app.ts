@@ -20,7 +20,8 @@ export interface TestApp {
   config: Config;
   database: TestDatabase;
   clock: ManualClock;
-  handle(request: Request): Promise<Response>;
+  /** Serves a request as if it came from `remoteAddress` (the TCP peer) @default none */
+  handle(request: Request, remoteAddress?: string): Promise<Response>;
   /** POSTs a GraphQL document to /api/graphql in-process. */
   graphql<T = Record<string, unknown>>(
     query: string,
@@ -68,7 +69,7 @@ export async function startTestApp(
     migrate: false,
     authLimits: options.authLimits,
   });
-  const handle = (request: Request) => app.handle(request);
+  const handle = (request: Request, remoteAddress?: string) => app.handle(request, remoteAddress);
   return {
     config,
     database,

@@ -6,6 +6,7 @@ import { composeServices as composeWithApollo } from '@apollo/composition';
 import { composeServices as composeWithGuild } from '@theguild/federation-composition';
 import {
   buildSchema,
+  type GraphQLScalarType,
   type GraphQLSchema,
   isEnumType,
   isInputObjectType,
@@ -124,6 +125,26 @@ describe('composition of the three subgraphs', () => {
         .sort();
     };
     expect(api(guild.supergraphSdl)).toEqual(api(apollo.supergraphSdl!));
+  });
+
+  it('both composers keep the scalars’ @specifiedBy, so clients and code generators can read it', () => {
+    const expected = {
+      DateTime: 'https://scalars.graphql.org/andimarek/date-time.html',
+      JSON: 'https://www.rfc-editor.org/rfc/rfc8259',
+      JSONObject: 'https://www.rfc-editor.org/rfc/rfc8259#section-4',
+    };
+    const guild = composeWithGuild(services()) as { supergraphSdl: string };
+    const apollo = composeWithApollo(services());
+    for (const sdl of [guild.supergraphSdl, apollo.supergraphSdl!]) {
+      const schema = buildSchema(sdl);
+      const urls = Object.fromEntries(
+        Object.keys(expected).map((name) => [
+          name,
+          (schema.getType(name) as GraphQLScalarType).specifiedByURL,
+        ]),
+      );
+      expect(urls).toEqual(expected);
+    }
   });
 
   it('`assetql supergraph` prints a supergraph SDL naming the three subgraphs', async () => {

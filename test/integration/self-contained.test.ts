@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/processes.ts';
 
 /** What runs or configures the project, and the documentation that links into it. */
-const FOLDERS = ['src', 'test', 'bench', 'scripts', 'docs', '.ci'];
+const FOLDERS = ['src', 'test', 'bench', 'scripts', 'docs', 'examples', '.ci'];
 const FILES = [
   'package.json',
   'vitest.config.ts',

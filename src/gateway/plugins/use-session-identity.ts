@@ -5,8 +5,8 @@ import {
   type IdentitySigner,
   type SessionResolution,
 } from '../../shared/identity.ts';
-import { SESSION_CHANGE_HEADER, SESSION_HEADER } from '../../shared/session-policy.ts';
-import { clearedSessionCookie, sessionCookie, sessionFromCookie } from '../cookies.ts';
+import { presentedSession, sessionSetCookies } from '../../shared/session-cookies.ts';
+import { SESSION_HEADER } from '../../shared/session-policy.ts';
 import type { Plugin } from '../http.ts';
 
 /** Who is calling, as resolved once per GraphQL request before it runs. */
@@ -24,8 +24,6 @@ export interface SessionIdentityOptions {
   /** Turns a presented session into an identity; the auth subgraph's rules, not the gateway's. */
   sessions: SessionResolution;
   signer: IdentitySigner;
-  /** The public base URL: the session cookie is Secure unless it is plain http on localhost. */
-  baseUrl: string;
   /**
    * How many proxies the operator runs in front of the gateway (`ASSETQL_TRUST_PROXY`): the client
    * address is taken that many hops from the right of `X-Forwarded-For` (shared/client-address.ts).
@@ -37,9 +35,10 @@ export interface SessionIdentityOptions {
 
 export interface SessionIdentity extends Plugin<IdentityContext> {
   /**
-   * Hands what a subgraph put on its answer to the client: a session change (`set <id> <max-age>`
-   * or `clear`) from a subgraph allowed to make one becomes the session cookie, and the session
-   * header for header clients.
+   * Hands what a subgraph put on its answer to the client: a session change (the session cookie
+   * set or cleared, and the new session ID in `x-svc-sessionid` for header clients) from a
+   * subgraph allowed to make one. Any router that propagates those two headers does the same
+   * (docs/routers.md).
    */
   relay(subgraph: string, headers: Headers, context: Partial<IdentityContext>): void;
 }
@@ -50,26 +49,22 @@ export interface SessionIdentity extends Plugin<IdentityContext> {
  * signed for the subgraphs; session changes the auth subgraph makes go back to the client.
  */
 export function useSessionIdentity(options: SessionIdentityOptions): SessionIdentity {
-  const { sessions, signer, baseUrl } = options;
+  const { sessions, signer } = options;
 
   function relay(subgraph: string, headers: Headers, context: Partial<IdentityContext>) {
-    const change = headers.get(SESSION_CHANGE_HEADER);
-    if (!change || !options.sessionChangers.has(subgraph)) return;
+    if (!options.sessionChangers.has(subgraph)) return;
+    const cookies = sessionSetCookies(headers);
+    if (cookies.length === 0) return;
     if (context.sessionId) sessions.forget(context.sessionId);
-    const [verb, id, maxAge] = change.split(' ');
-    if (verb === 'set' && id) {
-      context.responseHeaders?.append('set-cookie', sessionCookie(id, Number(maxAge ?? 0), baseUrl));
-      context.responseHeaders?.append(SESSION_HEADER, id);
-    } else if (verb === 'clear') {
-      context.responseHeaders?.append('set-cookie', clearedSessionCookie(baseUrl));
-    }
+    for (const cookie of cookies) context.responseHeaders?.append('set-cookie', cookie);
+    const id = headers.get(SESSION_HEADER);
+    if (id) context.responseHeaders?.append(SESSION_HEADER, id);
   }
 
   return {
     relay,
     async onHttpRequest(request, context, next) {
-      const sessionId =
-        request.headers.get(SESSION_HEADER) ?? sessionFromCookie(request.headers.get('cookie'));
+      const sessionId = presentedSession(request.headers);
       const identity = {
         ...(await sessions.resolve(sessionId)),
         clientIp: clientAddress(request.headers, context.remoteAddress, options.trustedHops),

@@ -4,7 +4,7 @@ import type { ExportLimits } from '../../config/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { AccountStanding, IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { createSubgraph } from '../../shared/subgraph.ts';
+import { createSubgraph, type ForwardedSessions } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetsContext } from './context.ts';
@@ -22,6 +22,8 @@ export interface AssetsDeps {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
+  /** Resolve sessions forwarded by another router @default none (docs/routers.md) */
+  forwarded?: ForwardedSessions;
   /** Auth's rule of a user's standing in a group: export links work only while their maker's holds. */
   standing: AccountStanding;
   /**
@@ -49,6 +51,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    forwarded: deps.forwarded,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

@@ -15,4 +15,6 @@ export interface AuthContext extends BaseContext {
   limiter: AuthLimiter;
   credentials: CredentialsProvider;
   authConfig: AuthSettings;
+  /** The service's public base URL: the session cookie is Secure unless it is http on localhost. */
+  publicBaseUrl: string;
 }

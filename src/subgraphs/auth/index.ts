@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { createSubgraph } from '../../shared/subgraph.ts';
+import { createSubgraph, type ForwardedSessions } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
 import { createAuthCore } from './core.ts';
@@ -33,6 +33,10 @@ export interface AuthDeps {
   log: Logger;
   clock: Clock;
   settings: AuthSettings;
+  /** The service's public base URL, for the session cookie's attributes. */
+  baseUrl: string;
+  /** Resolve sessions forwarded by another router @default none (docs/routers.md) */
+  forwarded?: ForwardedSessions;
   /** Derives the keys that seal TOTP secrets and hash one-time codes. */
   secret: string;
   /** Where codes go @default the outbox table */
@@ -64,12 +68,14 @@ export function createAuthSubgraph(deps: AuthDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    forwarded: deps.forwarded,
     extendContext: (base) => ({
       ...base,
       auth,
       limiter,
       credentials: deps.credentials ?? unconfiguredCredentialsProvider,
       authConfig: deps.settings,
+      publicBaseUrl: deps.baseUrl,
     }),
   });
 }

@@ -20,7 +20,7 @@ export const DEFAULT_LIMITS: AuthLimits = {
   createAPIKey: { points: 20, seconds: 60 * 60 },
 };
 
-/** Per-address limits kept in PostgreSQL (`rate_limits`), so they hold across processes. */
+/** Per-address (or per-account) limits kept in PostgreSQL (`rate_limits`), so they hold across processes. */
 export class AuthLimiter {
   readonly #limiters: Map<LimitedAction, RateLimiterPostgres>;
 
@@ -48,12 +48,15 @@ export class AuthLimiter {
     );
   }
 
-  /** Takes one attempt; returns the seconds to wait when the limit is reached, else 0. */
-  async take(action: LimitedAction, address: string | null | undefined): Promise<number> {
+  /**
+   * Takes one attempt for `key` (a client address, or `account:<username>` when the address is
+   * unknown: resolvers/results.ts); returns the seconds to wait when the limit is reached, else 0.
+   */
+  async take(action: LimitedAction, key: string): Promise<number> {
     const limiter = this.#limiters.get(action);
     if (!limiter) return 0;
     try {
-      await limiter.consume(address || 'unknown');
+      await limiter.consume(key);
       return 0;
     } catch (e) {
       if (e instanceof RateLimiterRes) return Math.max(1, Math.ceil(e.msBeforeNext / 1000));

@@ -17,7 +17,8 @@ import {
 } from './results.ts';
 import { SIGNED_OUT } from './session-view.ts';
 
-// Each mutation runs its flow unless the address has used up its limit: `limited(…) ?? flow()`
+// Each mutation runs its flow unless the address (or, with no address known, the account) has used
+// up its limit: `limited(…) ?? flow()`
 // runs the flow only when there is no limit failure.
 
 export const Mutation: MutationResolvers = {
@@ -25,7 +26,7 @@ export const Mutation: MutationResolvers = {
     if (!ctx.authConfig.loginEnabled) return sessionResult(ctx, LOGIN_DISABLED);
     return sessionResult(
       ctx,
-      (await limited(ctx, 'signIn')) ??
+      (await limited(ctx, 'signIn', input.loginUsername)) ??
         (await signIn(ctx.auth, {
           loginUsername: input.loginUsername,
           password: input.password,
@@ -80,14 +81,14 @@ export const Mutation: MutationResolvers = {
   signOutSession: async (_root, { input }, ctx) =>
     endedSessionsResult(ctx, await signOutSession(ctx.auth, ctx.identity, input.sessionRef)),
   forgotPassword: async (_root, { input }, ctx) => {
-    const limit = await limited(ctx, 'forgotPassword');
+    const limit = await limited(ctx, 'forgotPassword', input.loginUsername);
     if (!limit) forgotPassword(ctx.auth, input.loginUsername, ctx.identity.clientIp ?? null);
     return mutationResult(ctx.requestId, limit ?? ok(null), () => ({}), {});
   },
   forgotPasswordSubmit: async (_root, { input }, ctx) =>
     sessionResult(
       ctx,
-      (await limited(ctx, 'forgotPasswordSubmit')) ??
+      (await limited(ctx, 'forgotPasswordSubmit', input.loginUsername)) ??
         (await forgotPasswordSubmit(
           ctx.auth,
           input.loginUsername,

@@ -1,6 +1,7 @@
 import type { Session } from '../../../__generated__/auth.ts';
 import { type Failure, fail, mutationResult, ok } from '../../../shared/result.ts';
-import { SESSION_CHANGE_HEADER } from '../../../shared/session-policy.ts';
+import { clearedSessionCookie, sessionCookie } from '../../../shared/session-cookies.ts';
+import { SESSION_HEADER } from '../../../shared/session-policy.ts';
 import type { ApiKeyView } from '../api-keys.ts';
 import type { AuthContext } from '../context.ts';
 import type { AuthResult } from '../error-codes.ts';
@@ -13,25 +14,42 @@ import { loadSessionView, SIGNED_OUT, sessionView } from './session-view.ts';
 
 export const LOGIN_DISABLED = fail('LOGIN_DISABLED', 'Sign-in with a password is disabled.');
 
-/** Tells the gateway to hand the client a new session ID (cookie and header). */
+/**
+ * Hands the client its new session ID: the session cookie, and `x-svc-sessionid` for header
+ * clients, as ordinary response headers that our gateway relays and any router can propagate.
+ */
 function issue(ctx: AuthContext, s: IssuedSession) {
-  ctx.responseHeaders.set(SESSION_CHANGE_HEADER, `set ${s.id} ${Math.floor(s.maxAgeSeconds)}`);
+  ctx.responseHeaders.delete('set-cookie');
+  ctx.responseHeaders.append('set-cookie', sessionCookie(s.id, s.maxAgeSeconds, ctx.publicBaseUrl));
+  ctx.responseHeaders.set(SESSION_HEADER, s.id);
 }
 
-/** Tells the gateway to clear the client's session cookie. */
+/** Clears the client's session cookie. */
 export function endSession(ctx: AuthContext) {
-  ctx.responseHeaders.set(SESSION_CHANGE_HEADER, 'clear');
+  ctx.responseHeaders.delete(SESSION_HEADER);
+  ctx.responseHeaders.delete('set-cookie');
+  ctx.responseHeaders.append('set-cookie', clearedSessionCookie(ctx.publicBaseUrl));
 }
 
-/** A LIMIT_EXCEEDED failure when this address has used up `action`, else null. */
+/**
+ * A LIMIT_EXCEEDED failure when the caller has used up `action`, else null. The caller is its
+ * client address; when that is unknown (a router in front and no `ASSETQL_TRUST_PROXY`), the
+ * account the attempt is about (`account`, else the signed-in user), never one bucket shared by
+ * every client. With neither, nothing is counted: such an attempt cannot succeed anyway.
+ */
 export async function limited(
   ctx: AuthContext,
   action: LimitedAction,
+  account?: string | null,
 ): Promise<Failure<'LIMIT_EXCEEDED'> | null> {
-  const wait = await ctx.limiter.take(action, ctx.identity.clientIp);
-  return wait > 0
-    ? fail('LIMIT_EXCEEDED', `Too many attempts from this address; try again in ${wait} s.`)
-    : null;
+  const address = ctx.identity.clientIp;
+  const user = account || ctx.identity.username;
+  const key = address ? address : user ? `account:${user.toLowerCase()}` : null;
+  if (key === null) return null;
+  const wait = await ctx.limiter.take(action, key);
+  if (wait === 0) return null;
+  const from = address ? 'from this address' : 'for this account';
+  return fail('LIMIT_EXCEEDED', `Too many attempts ${from}; try again in ${wait} s.`);
 }
 
 /** A session mutation's result; a success with no session (reset without sign-in) shows SIGNED_OUT. */

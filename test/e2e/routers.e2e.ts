@@ -1,0 +1,361 @@
+/**
+ * The three subgraphs on PostgreSQL behind routers that are not ours — the real `hive-gateway`
+ * CLI and Apollo Gateway, each configured exactly as docs/routers.md shows (the files in
+ * examples/routers/) — answer a signed-in client as our own gateway does, with the session
+ * carried by header and by cookie; and one client's guessing does not lock out another.
+ *
+ * Needs PostgreSQL: DATABASE_URL, or the server at 127.0.0.1:5432 (user postgres), where the test
+ * makes a database of its own.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
+import { seedDemo } from '../../src/demo/seed.ts';
+import { ManualClock } from '../../src/shared/clock.ts';
+import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { freePort, lastOutput, ROOT, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
+
+const SECRET = 'routers-e2e-secret-0123456789abcdefghijkl';
+const run = promisify(execFile);
+/** Low enough that the burst below is short; the subgraphs' own limit, whatever router is in front. */
+const SIGN_IN_LIMIT = 8;
+
+interface Router {
+  name: string;
+  url: string;
+  served: Pick<Served, 'name' | 'child' | 'output'>;
+}
+
+const children: Pick<Served, 'name' | 'child' | 'output'>[] = [];
+let database: TestDatabase;
+let ours: TestApp;
+let workDir: string;
+const routers: Router[] = [];
+
+const childOutput = () => children.map((c) => lastOutput(c, 15)).join('\n');
+
+/** Spawns `command` and resolves once `ready()` answers true; rejects with its output otherwise. */
+async function spawnRouter(name: string, command: string[], env: Record<string, string>, url: string) {
+  const child: ChildProcess = spawn(process.execPath, command, {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const served = { name, child, output: [] as string[] };
+  children.push(served);
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => served.output.push(c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => served.output.push(c));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    const up = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+      signal: AbortSignal.timeout(2000),
+    })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (up) return { name, url, served };
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${name} did not start\n${lastOutput(served, 40)}`);
+}
+
+beforeAll(async () => {
+  // PostgreSQL: the subgraphs are separate processes on one database.
+  process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
+  try {
+    database = await freshDatabase();
+  } catch (e) {
+    throw new Error(
+      `this test needs PostgreSQL (DATABASE_URL or 127.0.0.1:5432, user postgres): ${(e as Error).message}`,
+    );
+  }
+  ours = await startTestApp({ database, config: { secret: SECRET }, clock: new ManualClock(Date.now()) });
+  await seedDemo(database.db, ours.config);
+
+  // The subgraphs trust two proxies: the load balancer that appends the client's address (this
+  // test plays it) and the router that appends the balancer's.
+  const env = serveEnv(SECRET, {
+    DATABASE_URL: database.url!,
+    ASSETQL_TRUST_PROXY: '2',
+    ASSETQL_BASE_URL: BASE,
+    ASSETQL_RATE_LIMITS: JSON.stringify({ signIn: { points: SIGN_IN_LIMIT, seconds: 300 } }),
+  });
+  const subgraphs = await Promise.all(
+    SUBGRAPH_NAMES.map(async (name) => {
+      const served = await serve(`subgraph ${name}`, ['--subgraph', name], env);
+      children.push(served);
+      return [name, served.url] as const;
+    }),
+  );
+
+  // The supergraph, as docs/routers.md makes it.
+  workDir = mkdtempSync(join(tmpdir().length < 40 ? tmpdir() : '/tmp', 'aq-routers-'));
+  const supergraph = join(workDir, 'supergraph.graphql');
+  const { stdout } = await run(
+    process.execPath,
+    ['src/cli/bin.ts', 'supergraph', ...subgraphs.flatMap(([n, u]) => ['--subgraph-url', `${n}=${u}`])],
+    { cwd: ROOT, env: serveEnv(SECRET) },
+  );
+  writeFileSync(supergraph, stdout);
+
+  const routerEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+  const hiveBin = join(
+    dirname(createRequire(import.meta.url).resolve('@graphql-hive/gateway/package.json')),
+    'dist/bin.js',
+  );
+  const [hivePort, apolloPort] = [await freePort(), await freePort()];
+  routers.push(
+    ...(await Promise.all([
+      spawnRouter(
+        'hive-gateway',
+        [
+          hiveBin,
+          'supergraph',
+          supergraph,
+          '--config-path',
+          'examples/routers/hive-gateway.config.ts',
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(hivePort),
+        ],
+        routerEnv,
+        `http://127.0.0.1:${hivePort}/graphql`,
+      ),
+      spawnRouter(
+        'apollo-gateway',
+        ['examples/routers/apollo-gateway.ts'],
+        { ...routerEnv, SUPERGRAPH: supergraph, PORT: String(apolloPort) },
+        `http://127.0.0.1:${apolloPort}/`,
+      ),
+    ])),
+  );
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(children.map((c) => stop(c.child)));
+  await ours?.close();
+  await database?.close();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+}, 60_000);
+
+interface Answer {
+  headers: Headers;
+  body: { data?: any; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+}
+
+/** How the client carries its session. */
+type Carrier = 'header' | 'cookie';
+
+interface Client {
+  carrier: Carrier;
+  session: string | undefined;
+  /** Its address, as the load balancer in front of the router writes it. */
+  address: string;
+}
+
+function headersOf(client: Client): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/graphql-response+json, application/json',
+    'x-forwarded-for': client.address,
+  };
+  if (client.session && client.carrier === 'header') headers['x-svc-sessionid'] = client.session;
+  if (client.session && client.carrier === 'cookie') headers.cookie = `svc_sessionid=${client.session}`;
+  return headers;
+}
+
+/** Takes a session change the way a client does: the header, or the cookie jar. */
+function keep(client: Client, headers: Headers) {
+  if (client.carrier === 'header') {
+    const id = headers.get('x-svc-sessionid');
+    if (id) client.session = id;
+    return;
+  }
+  for (const cookie of headers.getSetCookie()) {
+    const m = /^svc_sessionid=([^;]*)/.exec(cookie);
+    if (m) client.session = m[1] || undefined;
+  }
+}
+
+async function ask(target: Router | 'ours', client: Client, query: string, variables = {}): Promise<Answer> {
+  const init = { method: 'POST', headers: headersOf(client), body: JSON.stringify({ query, variables }) };
+  const response =
+    target === 'ours'
+      ? await ours.handle(new Request(`${BASE}/api/graphql`, init), '127.0.0.1')
+      : await fetch(target.url, { ...init, signal: AbortSignal.timeout(20_000) });
+  const text = await response.text();
+  let body: Answer['body'];
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`not JSON (${response.status}): ${text.slice(0, 300)}\n${childOutput()}`);
+  }
+  keep(client, response.headers);
+  return { headers: response.headers, body };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+/** What differs by request, not by router: correlation ids, generated ids and times. */
+function normalised(value: unknown, key?: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => normalised(v));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalised(v, k)]));
+  }
+  if (typeof value !== 'string') return value;
+  if (key === 'correlationId') return '<correlation id>';
+  if (UUID.test(value)) return '<uuid>';
+  if (ISO.test(value)) return '<time>';
+  return value;
+}
+
+const SCRIPT: { name: string; query: string; variables?: Record<string, unknown> }[] = [
+  {
+    name: 'signIn',
+    query: `mutation { signIn(input: { loginUsername: "demo", password: "demo", clientApplicationType: EXPLORER }) {
+      correlationId errors { type message } session { authenticated username userGroup clientApplicationType userGroups } } }`,
+  },
+  {
+    name: 'session',
+    query: '{ session { authenticated username userGroup clientApplicationType challengeName userGroups } }',
+  },
+  {
+    name: 'a page of assets',
+    query: `{ assets(profile: "well") { profile all(first: 5) {
+      pageInfo { hasNextPage endCursor }
+      edges { cursor node { id profile displayName properties(only: ["status", "depth"]) } } } } }`,
+  },
+  {
+    name: 'related',
+    query: `{ assets(profile: "facility") { all(first: 2) { edges { node { id
+      related(relationship: "wells") { __typename ... on AssetRelationshipMany { assets { id profile displayName } } }
+    } } } } }`,
+  },
+  {
+    name: 'issueSubject',
+    query: `{ assets(profile: "well") { byId(id: "W-100-1-1") { id
+      issueSubject { type reference assetReference { profile id asset { displayName } } issues { edges { node { displayName } } } }
+    } } }`,
+  },
+  {
+    name: 'issues',
+    query: `{ issues { all(first: 50) { edges { node { displayName status
+      subject { type reference assetReference { profile id asset { displayName } } } } } } } }`,
+  },
+  {
+    name: 'createIssue',
+    query: `mutation($input: CreateIssueInput!) { createIssue(input: $input) {
+      correlationId errors { type message }
+      issue { id displayName status audit { createdBy { userId } } subject { type reference assetReference { id } } } } }`,
+    variables: {
+      input: { displayName: 'Router check', subject: { type: 'asset', reference: 'well/W-100-1-2' } },
+    },
+  },
+  {
+    name: 'setSessionUserGroup',
+    query: `mutation { setSessionUserGroup(input: { userGroup: "demo-east" }) {
+      errors { type } session { authenticated username userGroup } } }`,
+  },
+  { name: 'session in the new group', query: '{ session { authenticated username userGroup } }' },
+  {
+    name: 'reauthenticate',
+    query: `mutation { reauthenticate(input: { password: "demo" }) {
+      errors { type } session { authenticated username userGroup } } }`,
+  },
+  {
+    name: 'assets of the new group',
+    query: '{ assets(profile: "well") { all(first: 3) { edges { node { id displayName } } } } }',
+  },
+  { name: 'signOut', query: 'mutation { signOut { errors { type } session { authenticated username } } }' },
+  { name: 'session after signOut', query: '{ session { authenticated username } }' },
+];
+
+describe.each(['hive-gateway', 'apollo-gateway'])('behind %s', (routerName) => {
+  const router = () => routers.find((r) => r.name === routerName)!;
+
+  it.each<Carrier>(['header', 'cookie'])(
+    'a scripted session carried by %s answers as through our gateway',
+    async (carrier) => {
+      // An address of its own per run: the sign-in limit is low here.
+      const address = `203.0.113.${routerName.length * 2 + (carrier === 'header' ? 0 : 1)}`;
+      const viaRouter: Client = { carrier, session: undefined, address };
+      const viaOurs: Client = { carrier, session: undefined, address };
+      for (const step of SCRIPT) {
+        const theirs = await ask(router(), viaRouter, step.query, step.variables);
+        const mine = await ask('ours', viaOurs, step.query, step.variables);
+        expect(normalised(theirs.body), `${step.name}\n${childOutput()}`).toEqual(normalised(mine.body));
+        expect(theirs.body.errors, step.name).toBeUndefined();
+        if (['signIn', 'setSessionUserGroup', 'reauthenticate', 'signOut'].includes(step.name)) {
+          // The same session headers as our gateway's, but for the session ID itself.
+          const shape = (a: Answer, id: string | undefined) => ({
+            header: a.headers.get('x-svc-sessionid') === null ? null : '<id>',
+            // Max-Age counts down to the hard expiry: our gateway's clock here is stopped at start.
+            cookies: a.headers
+              .getSetCookie()
+              .map((c) => (id ? c.replace(id, '<id>') : c).replace(/Max-Age=[1-9]\d+/, 'Max-Age=<seconds>')),
+          });
+          expect(shape(theirs, viaRouter.session), step.name).toEqual(shape(mine, viaOurs.session));
+        }
+      }
+      // The cleared cookie emptied the jar (a header client forgets its ID itself).
+      if (carrier === 'cookie') expect(viaRouter.session).toBeUndefined();
+    },
+  );
+
+  it('one address guessing passwords does not lock out another', async () => {
+    const stranger: Client = {
+      carrier: 'header',
+      session: undefined,
+      address: `198.51.100.${routerName.length}`,
+    };
+    const burst = await Promise.all(
+      Array.from({ length: SIGN_IN_LIMIT + 4 }, (_, i) =>
+        ask(
+          router(),
+          stranger,
+          `mutation { signIn(input: { loginUsername: "stranger-${routerName}-${i}", password: "nope", clientApplicationType: EXPLORER }) { errors { type } } }`,
+        ),
+      ),
+    );
+    const types = burst.map((a) => a.body.data?.signIn.errors[0]?.type);
+    expect(
+      types.filter((t) => t === 'LIMIT_EXCEEDED'),
+      childOutput(),
+    ).toHaveLength(4);
+    const neighbour: Client = { carrier: 'cookie', session: undefined, address: '198.51.100.200' };
+    const signedIn = await ask(router(), neighbour, SCRIPT[0]!.query);
+    expect(signedIn.body.data.signIn.session).toMatchObject({ authenticated: true, username: 'demo' });
+    expect(neighbour.session).toBeTruthy();
+    // The stranger stays limited, with the right password too.
+    const stillLimited = await ask(router(), { ...stranger }, SCRIPT[0]!.query);
+    expect(stillLimited.body.data.signIn.errors[0].type).toBe('LIMIT_EXCEEDED');
+  });
+
+  // INTEGRATOR: enable (it.skip → it) once the subgraphs enforce the document limits themselves
+  // (built separately). A document deeper than the depth limit (20 by default) must be refused
+  // through any router as our gateway refuses it, before any resolver runs.
+  it.skip('refuses a document deeper than the depth limit, as our gateway does', async () => {
+    let selection = 'id';
+    for (let i = 0; i < 12; i++) {
+      selection = `id related(relationship: "facility") { ... on AssetRelationshipOne { asset { ${selection} } } }`;
+    }
+    const deep = `{ assets(profile: "equipment") { all(first: 1) { edges { node { ${selection} } } } } }`;
+    const client: Client = { carrier: 'header', session: undefined, address: '203.0.113.90' };
+    const mine = await ask('ours', { ...client }, deep);
+    const theirs = await ask(router(), { ...client }, deep);
+    expect(mine.body.errors?.[0]?.extensions?.code).toBeTruthy();
+    expect(theirs.body.data ?? null).toBeNull();
+    expect(theirs.body.errors?.[0]?.extensions?.code).toBe(mine.body.errors?.[0]?.extensions?.code);
+  });
+});
