@@ -72,7 +72,9 @@ export function databaseTarget(config: Config) {
 export async function createApp(config: Config, role: Role, options: AppOptions = {}): Promise<App> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const database = options.database ?? (await openDatabase(databaseTarget(config)));
+  const database =
+    options.database ??
+    (await openDatabase(databaseTarget(config), { statementTimeoutMs: config.statementTimeoutMs }));
   const ownsDatabase = options.database === undefined;
   try {
     if (options.migrate !== false) await migrateToLatest(database.db);
@@ -81,7 +83,13 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     throw e;
   }
   const signer = new IdentitySigner(config.secret);
-  const deps = { db: database.db, signer, log, clock };
+  const deps = {
+    db: database.db,
+    signer,
+    log,
+    clock,
+    requestLimits: { documentLimits: config.documentLimits, introspection: config.introspection },
+  };
 
   const closers: (() => void | Promise<void>)[] = [];
 

@@ -36,3 +36,26 @@ export function serviceUnavailable(): GraphQLError {
     extensions: { code: 'SERVICE_UNAVAILABLE' },
   });
 }
+
+/** PostgreSQL's query_canceled: here, a statement that ran past `statement_timeout`. */
+const QUERY_CANCELED = '57014';
+
+/** True when `error` is a statement cancelled for running past the statement timeout. */
+export function isStatementTimeout(error: unknown): boolean {
+  let e = error;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === QUERY_CANCELED) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * What a caller sees of a statement that ran past the statement timeout (docs/security.md):
+ * the request asked for more work than the service does for one request; nothing was changed.
+ */
+export function statementTimedOut(): GraphQLError {
+  return new GraphQLError('The request took too long and was stopped; ask for less at once.', {
+    extensions: { code: 'TIMEOUT' },
+  });
+}

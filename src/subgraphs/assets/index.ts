@@ -4,7 +4,7 @@ import type { ExportLimits } from '../../config/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { AccountStanding, IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { createSubgraph } from '../../shared/subgraph.ts';
+import { createSubgraph, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetsContext } from './context.ts';
@@ -29,6 +29,8 @@ export interface AssetsDeps {
    * downloads (@default DEFAULT_EXPORT_LIMITS).
    */
   exports: { baseUrl: string; key: Uint8Array; limits?: Partial<ExportLimits> };
+  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  requestLimits?: RequestLimits;
 }
 
 /** The assets subgraph: profiles, assets, relationships, views, selection filters, exports. */
@@ -49,6 +51,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    limits: deps.requestLimits,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

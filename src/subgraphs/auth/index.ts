@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { createSubgraph } from '../../shared/subgraph.ts';
+import { createSubgraph, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
 import { createAuthCore } from './core.ts';
@@ -43,6 +43,8 @@ export interface AuthDeps {
   oidcIssuers?: readonly OidcIssuer[];
   /** When devices are remembered and for how long @default DEFAULT_DEVICE_POLICY */
   devices?: DevicePolicy;
+  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  requestLimits?: RequestLimits;
 }
 
 /** The auth subgraph: sessions, sign-in and its challenges, API keys, devices, configuration. */
@@ -64,6 +66,7 @@ export function createAuthSubgraph(deps: AuthDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    limits: deps.requestLimits,
     extendContext: (base) => ({
       ...base,
       auth,

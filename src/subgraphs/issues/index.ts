@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { createSubgraph } from '../../shared/subgraph.ts';
+import { createSubgraph, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { IssuesContext } from './context.ts';
 import { createIssueLoaders } from './loaders.ts';
@@ -16,6 +16,8 @@ export interface IssuesDeps {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
+  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  requestLimits?: RequestLimits;
 }
 
 /** The issues subgraph: issues stored per group, and the subjects they are about. */
@@ -27,6 +29,7 @@ export function createIssuesSubgraph(deps: IssuesDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    limits: deps.requestLimits,
     extendContext: (base) => ({
       ...base,
       db: deps.db,
