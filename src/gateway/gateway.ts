@@ -115,7 +115,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           useDirectExecution({
             subgraphs: options.subgraphs.map((definition) => {
               const local = options.local?.find((s) => s.name === definition.name);
-              return local ? inProcessSubgraph(local) : remoteSubgraph(definition);
+              return local ? inProcessSubgraph(local) : remoteSubgraph(definition, config.upstreamTimeoutMs);
             }),
             relayHeaders: sessionIdentity.relay,
           }),

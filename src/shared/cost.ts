@@ -49,7 +49,8 @@ export function estimateCost(
   const root = schema.getRootType(operation.operation);
   if (!root) return 0;
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  for (const d of document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const vars = variables ?? {};
 
   /** The cost of a selection set on `parent`, each field multiplied by `multiplier`. */
@@ -73,7 +74,8 @@ export function estimateCost(
         // A cycle is a validation error; it is never priced twice on one path.
         if (!fragment || seen.has(name)) continue;
         const on = schema.getType(fragment.typeCondition.name.value);
-        if (on) total += selectionCost(fragment.selectionSet, on, multiplier, sized, new Set([...seen, name]));
+        if (on)
+          total += selectionCost(fragment.selectionSet, on, multiplier, sized, new Set([...seen, name]));
       }
     }
     return total;

@@ -1,6 +1,6 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import type { Plugin as EnvelopPlugin } from 'graphql-yoga';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
+import type { Plugin as EnvelopPlugin } from 'graphql-yoga';
 import type { DocumentLimits } from '../config/index.ts';
 import { estimateCost } from './cost.ts';
 
@@ -57,7 +57,11 @@ export function documentShapeLimits(limits: DocumentLimits, introspection: boole
     blockFieldSuggestion: { enabled: !introspection },
     maxTokens: {
       n: limits.maxTokens,
-      ...reject('maxTokens', limits.maxTokens, () => `The document has more than ${limits.maxTokens} tokens.`),
+      ...reject(
+        'maxTokens',
+        limits.maxTokens,
+        () => `The document has more than ${limits.maxTokens} tokens.`,
+      ),
     },
     maxDepth: {
       n: limits.maxDepth,

@@ -59,3 +59,20 @@ export function statementTimedOut(): GraphQLError {
     extensions: { code: 'TIMEOUT' },
   });
 }
+
+/** True when `error` is (or wraps) a request to a subgraph given up after its timeout. */
+export function isUpstreamTimeout(error: unknown): boolean {
+  let e = error;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e.name === 'TimeoutError') return true;
+    e = (e as { originalError?: unknown }).originalError ?? (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** What a caller sees when a subgraph did not answer within the upstream timeout. */
+export function upstreamTimedOut(): GraphQLError {
+  return new GraphQLError('A part of the service did not answer in time; try again shortly.', {
+    extensions: { code: 'GATEWAY_TIMEOUT' },
+  });
+}

@@ -1,5 +1,12 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { isDatabaseUnavailable, isStatementTimeout, serviceUnavailable, statementTimedOut } from './errors.ts';
+import {
+  isDatabaseUnavailable,
+  isStatementTimeout,
+  isUpstreamTimeout,
+  serviceUnavailable,
+  statementTimedOut,
+  upstreamTimedOut,
+} from './errors.ts';
 import type { Logger } from './logger.ts';
 
 /** What a client reads in place of an error it was not meant to see. */
@@ -34,6 +41,10 @@ export function unexpectedError(error: unknown, log: Logger, what: string): Grap
   if (isStatementTimeout(error)) {
     log.warn({ err: error }, 'statement timeout');
     return statementTimedOut();
+  }
+  if (isUpstreamTimeout(error)) {
+    log.warn({ err: error }, 'subgraph did not answer in time');
+    return upstreamTimedOut();
   }
   log.error({ err: error }, what);
   return new GraphQLError(UNEXPECTED_MESSAGE, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });

@@ -1,9 +1,9 @@
 import {
   defaultFieldResolver,
   type FieldNode,
+  GraphQLError,
   type GraphQLResolveInfo,
   type GraphQLSchema,
-  GraphQLError,
   getNamedType,
   isCompositeType,
   isObjectType,

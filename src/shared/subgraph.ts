@@ -50,7 +50,10 @@ export interface RequestLimits {
   introspection: boolean;
 }
 
-const DEFAULT_REQUEST_LIMITS: RequestLimits = { documentLimits: DEFAULT_DOCUMENT_LIMITS, introspection: true };
+const DEFAULT_REQUEST_LIMITS: RequestLimits = {
+  documentLimits: DEFAULT_DOCUMENT_LIMITS,
+  introspection: true,
+};
 
 export interface SubgraphOptions<C> {
   name: string;
@@ -222,9 +225,17 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       const base = baseContext(operation.identity, operation.requestId);
       let result: ExecutionResult;
       // Priced here too: the gateway's demand control sees only the operations it plans.
-      const cost = estimateCost(schema, operation.document, operation.operationName, operation.variableValues);
+      const cost = estimateCost(
+        schema,
+        operation.document,
+        operation.operationName,
+        operation.variableValues,
+      );
       if (cost > documentLimits.maxCost) {
-        return { result: { errors: [costError(cost, documentLimits.maxCost)] }, responseHeaders: base.responseHeaders };
+        return {
+          result: { errors: [costError(cost, documentLimits.maxCost)] },
+          responseHeaders: base.responseHeaders,
+        };
       }
       try {
         const contextValue = await options.extendContext(base, LOCAL_REQUEST);

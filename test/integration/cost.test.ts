@@ -19,7 +19,7 @@ const DEMO: Identity = {
 };
 
 /** Three levels of MANY `related` under a page whose size comes from a variable. */
-export const THREE_LEVELS = `query($n: Int) { assets(profile: "facility") { all(first: $n) { edges { node { id
+const THREE_LEVELS = `query($n: Int) { assets(profile: "facility") { all(first: $n) { edges { node { id
   related(relationship: "wells") { ... on AssetRelationshipMany { assets { id
     related(relationship: "equipment") { ... on AssetRelationshipMany { assets { id
       related(relationship: "sensors") { ... on AssetRelationshipMany { assets { id } } } } } } } } } } } } } }`;
@@ -49,7 +49,11 @@ beforeAll(async () => {
     },
   });
   gateway = await startTestApp({ database, config: { secret: SECRET } });
-  assets = await startTestApp({ database, role: { kind: 'subgraph', name: 'assets' }, config: { secret: SECRET } });
+  assets = await startTestApp({
+    database,
+    role: { kind: 'subgraph', name: 'assets' },
+    config: { secret: SECRET },
+  });
   await seedDemo(database.db, gateway.config);
   headers = { 'x-svc-sessionid': await gateway.sessionFor('demo', 'demo') };
 }, 60_000);
@@ -172,7 +176,10 @@ describe('the document limits of a subgraph', () => {
   });
 
   it('refuse more aliases than maxAliases at a subgraph', async () => {
-    const many = Array.from({ length: DEFAULT_DOCUMENT_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: assets(profile: "well") { profile }`);
+    const many = Array.from(
+      { length: DEFAULT_DOCUMENT_LIMITS.maxAliases + 1 },
+      (_, i) => `a${i}: assets(profile: "well") { profile }`,
+    );
     const r = await atSubgraph(`{ ${many.join(' ')} }`);
     expect(r.status, JSON.stringify(r.body)).toBe(400);
     expect(r.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxAliases' });
