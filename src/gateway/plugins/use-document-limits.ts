@@ -1,6 +1,7 @@
 import type { DocumentLimits } from '../../config/index.ts';
 import { costError, documentShapeLimits, limitError } from '../../shared/document-limits.ts';
 import { isGraphQLError } from '../../shared/mask-error.ts';
+import { RESPONSE_TOO_LARGE } from '../../shared/response-budget.ts';
 import type { Plugin } from '../http.ts';
 
 /** The code of a request body over `maxBodyBytes`, answered with HTTP 413. */
@@ -33,7 +34,11 @@ export function useDocumentLimits(limits: DocumentLimits, introspection: boolean
         if (!result || !('errors' in result) || !result.errors?.length) return;
         const refusal = result.errors.map(costRefusal(limits.maxCost)).find(Boolean);
         // The whole operation is refused, as a validation error would be: no partial data.
-        if (refusal) setResult({ errors: [refusal] });
+        if (refusal) return setResult({ errors: [refusal] });
+        // A subgraph stopped its part for resolving too much: the whole answer stops, as it does
+        // when the subgraph answers the operation alone (shared/response-budget.ts).
+        const stopped = result.errors.find((e) => e.extensions?.code === RESPONSE_TOO_LARGE);
+        if (stopped) setResult({ data: null, errors: [stopped] });
       },
     },
   ];
