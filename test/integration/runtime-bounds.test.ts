@@ -132,7 +132,10 @@ describe('the statement timeout', () => {
           }),
         );
         const body = (await response.json()) as { errors?: { extensions?: Record<string, unknown> }[] };
-        expect(body.errors?.map((e) => e.extensions?.code), JSON.stringify(body)).toEqual(["TIMEOUT"]);
+        expect(
+          body.errors?.map((e) => e.extensions?.code),
+          JSON.stringify(body),
+        ).toEqual(['TIMEOUT']);
       } finally {
         await subgraph.close();
         await slow.close();
@@ -178,9 +181,16 @@ describe('the upstream timeout', () => {
   it('answers GATEWAY_TIMEOUT when a subgraph does not answer, sent whole or planned', async () => {
     const headers = { 'x-svc-sessionid': await gateway.sessionFor('demo', 'demo') };
     for (const app of [gateway, planned]) {
-      const r = await app.graphql(`{ assets(profile: "well") { all(first: 1) { edges { node { id } } } } }`, {}, headers);
+      const r = await app.graphql(
+        `{ assets(profile: "well") { all(first: 1) { edges { node { id } } } } }`,
+        {},
+        headers,
+      );
       expect(r.body.data?.assets ?? null).toBeNull();
-      expect(r.body.errors?.map((e) => e.extensions?.code), JSON.stringify(r.body)).toContain('GATEWAY_TIMEOUT');
+      expect(
+        r.body.errors?.map((e) => e.extensions?.code),
+        JSON.stringify(r.body),
+      ).toContain('GATEWAY_TIMEOUT');
     }
   }, 20_000);
 });
