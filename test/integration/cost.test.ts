@@ -127,6 +127,17 @@ describe('the cost of an operation', () => {
     expect(cheap.body.data.issues.all.edges[0].node.subject.assetReference.asset.id).toBe('F-100-1');
   });
 
+  it('refuses a crowd of such operations at once, and serves an honest client among them', async () => {
+    const hostile = Array.from({ length: 20 }, (_, i) =>
+      gateway.graphql(THREE_LEVELS, { n: 1 + i }, headers),
+    );
+    const honest = gateway.graphql<any>(PAGE, { n: 100 }, headers);
+    for (const r of await Promise.all(hostile)) expectCostRefusal(r);
+    const page = await honest;
+    expect(page.body.errors).toBeUndefined();
+    expect(page.body.data.assets.all.edges.length).toBeGreaterThan(0);
+  });
+
   it('refuses the same operation sent straight to the assets subgraph', async () => {
     const before = statements;
     const r = await atSubgraph(THREE_LEVELS, { n: 2 });
