@@ -17,6 +17,7 @@ import {
 } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
+import { GraphQLError } from 'graphql';
 
 const SESSION_HEADER = 'x-svc-sessionid';
 
@@ -62,6 +63,22 @@ export class AssetqlDataSource extends RemoteGraphQLDataSource<Context> {
       if (cookie) headers?.push(['set-cookie', cookie]);
     }
     return response;
+  }
+
+  /**
+   * A subgraph's refusal (HTTP 400 with GraphQL errors: a document over a limit, an unreadable
+   * body) reaches the client as the subgraph wrote it, not as an INTERNAL_SERVER_ERROR wrapping
+   * a "400: Bad Request".
+   */
+  override async errorFromResponse(response: Parameters<RemoteGraphQLDataSource['errorFromResponse']>[0]) {
+    const error = await super.errorFromResponse(response);
+    const body = (error.extensions.response as { body?: unknown } | undefined)?.body;
+    const first = (
+      body as { errors?: { message?: unknown; extensions?: Record<string, unknown> }[] } | undefined
+    )?.errors?.[0];
+    if (response.status >= 400 && response.status < 500 && typeof first?.message === 'string')
+      return new GraphQLError(first.message, { extensions: first.extensions ?? {} });
+    return error;
   }
 }
 

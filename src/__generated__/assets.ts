@@ -579,6 +579,7 @@ export type AssetRelatedPredicate = {
 
 export type AssetRelationship = AssetRelationshipMany | AssetRelationshipOne;
 
+/** At most 1000 assets, in ascending `id` order (docs/schema.md). */
 export type AssetRelationshipMany = {
   __typename?: 'AssetRelationshipMany';
   assets: Maybe<Array<Asset>>;

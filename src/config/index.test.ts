@@ -140,6 +140,20 @@ describe('loadConfig', () => {
     expect(refused('{ "maxSlots": 4 }')).toMatch(/ASSETQL_EXPORT_LIMITS: .*maxSlots/);
   });
 
+  it('reads the statement and upstream timeouts, refusing values out of range by name', () => {
+    const d = loadConfig({}, {});
+    expect([d.statementTimeoutMs, d.upstreamTimeoutMs]).toEqual([5_000, 30_000]);
+    const c = loadConfig({}, { ASSETQL_STATEMENT_TIMEOUT_MS: '0', ASSETQL_UPSTREAM_TIMEOUT_MS: '2500' });
+    expect([c.statementTimeoutMs, c.upstreamTimeoutMs]).toEqual([0, 2_500]);
+    expect(() => loadConfig({}, { ASSETQL_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(
+      /ASSETQL_STATEMENT_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({}, { ASSETQL_UPSTREAM_TIMEOUT_MS: '0' })).toThrow(/ASSETQL_UPSTREAM_TIMEOUT_MS/);
+    expect(() => loadConfig({}, { ASSETQL_UPSTREAM_TIMEOUT_MS: 'soon' })).toThrow(
+      /ASSETQL_UPSTREAM_TIMEOUT_MS/,
+    );
+  });
+
   it('reads subgraph URLs for the gateway', () => {
     const c = loadConfig({}, { ASSETQL_SUBGRAPH_ASSETS_URL: 'http://a:4001/graphql' });
     expect(c.subgraphUrls).toEqual({ assets: 'http://a:4001/graphql' });

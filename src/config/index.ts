@@ -152,6 +152,8 @@ const schema = z
         maxBatch: z.number().int().nonnegative(),
         maxVariablesBytes: z.number().int().positive(),
         maxVariablesDepth: z.number().int().positive(),
+        maxFields: z.number().int().positive(),
+        maxRelated: z.number().int().nonnegative(),
       })
       .partial()
       .strict()
@@ -175,6 +177,27 @@ const schema = z
         path: ['maxPerTenant'],
       })
       .default({}),
+    /**
+     * `ASSETQL_STATEMENT_TIMEOUT_MS`: PostgreSQL's `statement_timeout` for the statements of a
+     * request; one running longer is cancelled and the request answered with `TIMEOUT`
+     * (docs/security.md). 0 turns it off @default 5000
+     */
+    statementTimeoutMs: z.coerce
+      .number({ error: 'must be a number of milliseconds from 0 to 3600000' })
+      .int({ error: 'must be a number of milliseconds from 0 to 3600000' })
+      .min(0, { error: 'must be a number of milliseconds from 0 to 3600000' })
+      .max(3_600_000, { error: 'must be a number of milliseconds from 0 to 3600000' })
+      .default(5_000),
+    /**
+     * `ASSETQL_UPSTREAM_TIMEOUT_MS`: how long the gateway waits for a subgraph's answer to one of
+     * its requests before answering `GATEWAY_TIMEOUT` (docs/security.md) @default 30000
+     */
+    upstreamTimeoutMs: z.coerce
+      .number({ error: 'must be a number of milliseconds from 1 to 3600000' })
+      .int({ error: 'must be a number of milliseconds from 1 to 3600000' })
+      .min(1, { error: 'must be a number of milliseconds from 1 to 3600000' })
+      .max(3_600_000, { error: 'must be a number of milliseconds from 1 to 3600000' })
+      .default(30_000),
     /** `ASSETQL_INTROSPECTION`: answer introspection queries @default true, false in production */
     introspection: z.boolean().optional(),
     /**
@@ -213,8 +236,11 @@ export const DEFAULT_DOCUMENT_LIMITS = {
   maxAliases: 30,
   /** Directives in one operation. */
   maxDirectives: 20,
-  /** graphql-armor's cost: 2 per object field, 1 per leaf, times a literal `first`/`last` of the list. */
-  maxCost: 50_000,
+  /**
+   * Estimated cost (GraphQL Cost Specification over the schema's `@cost`/`@listSize`, variables
+   * read): about one per object resolved, lists counted at their page size or declared maximum.
+   */
+  maxCost: 20_000_000,
   /** Lexical tokens in the document. */
   maxTokens: 10_000,
   /** Request body, also of a GET's query string (HTTP 413 beyond). */
@@ -225,6 +251,10 @@ export const DEFAULT_DOCUMENT_LIMITS = {
   maxVariablesBytes: 2 * 1024 * 1024,
   /** Nesting of objects and arrays within `variables`. */
   maxVariablesDepth: 32,
+  /** Fields a subgraph resolves for one request; execution stops with `RESPONSE_TOO_LARGE` beyond. */
+  maxFields: 1_000_000,
+  /** Related assets (`Asset.related`) one request may reach in all; `RELATED_LIMIT` beyond. */
+  maxRelated: 50_000,
 } as const;
 
 export type DocumentLimits = { readonly [K in keyof typeof DEFAULT_DOCUMENT_LIMITS]: number };
@@ -339,6 +369,8 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     exportLimits: env.ASSETQL_EXPORT_LIMITS
       ? parseJson(env.ASSETQL_EXPORT_LIMITS, 'ASSETQL_EXPORT_LIMITS')
       : undefined,
+    statementTimeoutMs: env.ASSETQL_STATEMENT_TIMEOUT_MS,
+    upstreamTimeoutMs: env.ASSETQL_UPSTREAM_TIMEOUT_MS,
     introspection: bool(env.ASSETQL_INTROSPECTION),
     directExecution: bool(env.ASSETQL_DIRECT_EXECUTION),
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
@@ -429,6 +461,8 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   ssoUrl: 'ASSETQL_SSO_URL',
   documentLimits: 'ASSETQL_DOCUMENT_LIMITS',
   exportLimits: 'ASSETQL_EXPORT_LIMITS',
+  statementTimeoutMs: 'ASSETQL_STATEMENT_TIMEOUT_MS',
+  upstreamTimeoutMs: 'ASSETQL_UPSTREAM_TIMEOUT_MS',
   introspection: 'ASSETQL_INTROSPECTION',
   directExecution: 'ASSETQL_DIRECT_EXECUTION',
 };

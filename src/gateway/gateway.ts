@@ -10,7 +10,7 @@ import { composeHttp, type HttpContext, type Plugin } from './http.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
 import { useCsrf } from './plugins/use-csrf.ts';
 import { inProcessSubgraph, remoteSubgraph, useDirectExecution } from './plugins/use-direct-execution.ts';
-import { useDocumentLimits } from './plugins/use-document-limits.ts';
+import { demandControl, useDocumentLimits } from './plugins/use-document-limits.ts';
 import { type InProcessFetch, useInProcessFetch } from './plugins/use-in-process-fetch.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
@@ -35,6 +35,7 @@ export interface GatewayOptions {
     | 'exportLimits'
     | 'introspection'
     | 'directExecution'
+    | 'upstreamTimeoutMs'
   >;
   /** The subgraphs as they declare themselves (routes, capabilities), with SDL and URL. */
   subgraphs: readonly SubgraphDefinition[];
@@ -114,7 +115,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           useDirectExecution({
             subgraphs: options.subgraphs.map((definition) => {
               const local = options.local?.find((s) => s.name === definition.name);
-              return local ? inProcessSubgraph(local) : remoteSubgraph(definition);
+              return local ? inProcessSubgraph(local) : remoteSubgraph(definition, config.upstreamTimeoutMs);
             }),
             relayHeaders: sessionIdentity.relay,
           }),
@@ -135,6 +136,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Off in production unless configured (ASSETQL_INTROSPECTION); the explorer needs it.
     ...(introspection ? {} : { disableIntrospection: {} }),
     batching: documentLimits.maxBatch > 0 ? { limit: documentLimits.maxBatch } : false,
+    // The cost of every subgraph request the plan makes, from the subgraphs' @cost/@listSize and
+    // the request's variables (plugins/use-document-limits.ts gives its refusal our shape).
+    demandControl: demandControl(documentLimits),
+    // A subgraph that does not answer in time fails its part of the plan (GATEWAY_TIMEOUT)
+    // instead of holding the client's request, and its resources here, for as long as it likes.
+    upstreamTimeout: config.upstreamTimeoutMs,
     // Deduplicating identical in-flight subgraph queries never pays here (each request's
     // signed identity makes its subgraph requests unique) but deep-copies every result.
     transportEntries: { '*.http': { options: { deduplicateInflightRequests: false } } },

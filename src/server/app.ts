@@ -72,7 +72,9 @@ export function databaseTarget(config: Config) {
 export async function createApp(config: Config, role: Role, options: AppOptions = {}): Promise<App> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const database = options.database ?? (await openDatabase(databaseTarget(config)));
+  const database =
+    options.database ??
+    (await openDatabase(databaseTarget(config), { statementTimeoutMs: config.statementTimeoutMs }));
   const ownsDatabase = options.database === undefined;
   try {
     if (options.migrate !== false) await migrateToLatest(database.db);
@@ -85,7 +87,14 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   // subgraph uses it for requests another router forwards without our signed identity.
   const sessions = createSessionResolution({ db: database.db, clock });
   const forwarded = { sessions, trustedHops: config.trustProxy };
-  const deps = { db: database.db, signer, log, clock, forwarded };
+  const deps = {
+    db: database.db,
+    signer,
+    log,
+    clock,
+    forwarded,
+    requestLimits: { documentLimits: config.documentLimits, introspection: config.introspection },
+  };
 
   const closers: (() => void | Promise<void>)[] = [];
 

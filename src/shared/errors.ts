@@ -36,3 +36,43 @@ export function serviceUnavailable(): GraphQLError {
     extensions: { code: 'SERVICE_UNAVAILABLE' },
   });
 }
+
+/** PostgreSQL's query_canceled: here, a statement that ran past `statement_timeout`. */
+const QUERY_CANCELED = '57014';
+
+/** True when `error` is a statement cancelled for running past the statement timeout. */
+export function isStatementTimeout(error: unknown): boolean {
+  let e = error;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === QUERY_CANCELED) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * What a caller sees of a statement that ran past the statement timeout (docs/security.md):
+ * the request asked for more work than the service does for one request; nothing was changed.
+ */
+export function statementTimedOut(): GraphQLError {
+  return new GraphQLError('The request took too long and was stopped; ask for less at once.', {
+    extensions: { code: 'TIMEOUT' },
+  });
+}
+
+/** True when `error` is (or wraps) a request to a subgraph given up after its timeout. */
+export function isUpstreamTimeout(error: unknown): boolean {
+  let e = error;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e.name === 'TimeoutError') return true;
+    e = (e as { originalError?: unknown }).originalError ?? (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** What a caller sees when a subgraph did not answer within the upstream timeout. */
+export function upstreamTimedOut(): GraphQLError {
+  return new GraphQLError('A part of the service did not answer in time; try again shortly.', {
+    extensions: { code: 'GATEWAY_TIMEOUT' },
+  });
+}

@@ -1,5 +1,12 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { isDatabaseUnavailable, serviceUnavailable } from './errors.ts';
+import {
+  isDatabaseUnavailable,
+  isStatementTimeout,
+  isUpstreamTimeout,
+  serviceUnavailable,
+  statementTimedOut,
+  upstreamTimedOut,
+} from './errors.ts';
 import type { Logger } from './logger.ts';
 
 /** What a client reads in place of an error it was not meant to see. */
@@ -30,6 +37,14 @@ export function unexpectedError(error: unknown, log: Logger, what: string): Grap
   if (isDatabaseUnavailable(error)) {
     log.warn({ err: error }, 'database unavailable');
     return serviceUnavailable();
+  }
+  if (isStatementTimeout(error)) {
+    log.warn({ err: error }, 'statement timeout');
+    return statementTimedOut();
+  }
+  if (isUpstreamTimeout(error)) {
+    log.warn({ err: error }, 'subgraph did not answer in time');
+    return upstreamTimedOut();
   }
   log.error({ err: error }, what);
   return new GraphQLError(UNEXPECTED_MESSAGE, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });

@@ -11,9 +11,12 @@ import {
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { createYoga } from 'graphql-yoga';
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from '../config/index.ts';
 import { clientAddress } from './client-address.ts';
 import type { Clock } from './clock.ts';
+import { estimateCost } from './cost.ts';
 import { csrfRejection, isCrossSiteSendable } from './csrf.ts';
+import { costError, documentShapeLimits, useCostLimit, useNoIntrospection } from './document-limits.ts';
 import {
   ANONYMOUS,
   IDENTITY_HEADER,
@@ -25,6 +28,7 @@ import {
 } from './identity.ts';
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
+import { chargeFieldsResolved, ResponseBudget, stoppedResult } from './response-budget.ts';
 import { changesSession, presentedSession } from './session-cookies.ts';
 
 /** What every subgraph resolver gets, besides its own dependencies. */
@@ -36,6 +40,8 @@ export interface BaseContext {
   clock: Clock;
   /** Headers to put on the subgraph's HTTP response (the gateway relays some of them). */
   responseHeaders: Headers;
+  /** What this request may still resolve (fields, related assets): shared/response-budget.ts. */
+  budget: ResponseBudget;
 }
 
 /**
@@ -54,6 +60,21 @@ export interface ForwardedSessions {
   trustedHops: number;
 }
 
+/**
+ * The limits a subgraph applies to every request, whoever sends it (the gateway, another router,
+ * a client at its port): the gateway's document limits and cost model, and its introspection rule.
+ */
+export interface RequestLimits {
+  documentLimits: DocumentLimits;
+  /** Answer `__schema`/`__type`; `_service { sdl }` and `_entities` work either way. */
+  introspection: boolean;
+}
+
+const DEFAULT_REQUEST_LIMITS: RequestLimits = {
+  documentLimits: DEFAULT_DOCUMENT_LIMITS,
+  introspection: true,
+};
+
 export interface SubgraphOptions<C> {
   name: string;
   typeDefs: string;
@@ -70,6 +91,8 @@ export interface SubgraphOptions<C> {
   extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
+  /** @default DEFAULT_DOCUMENT_LIMITS, introspection on */
+  limits?: RequestLimits;
 }
 
 /** An operation the gateway hands to a subgraph in the same process, already validated. */
@@ -127,6 +150,9 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     typeDefs: parse(options.typeDefs),
     resolvers: { ...scalars, ...(options.resolvers as object) } as GraphQLResolverMap<unknown>,
   });
+  // Every object a request resolves is counted against its budget (shared/response-budget.ts).
+  chargeFieldsResolved(schema);
+  const { documentLimits, introspection } = options.limits ?? DEFAULT_REQUEST_LIMITS;
   const log = options.log.child({ subgraph: options.name });
   const pendingHeaders = new WeakMap<Request, Headers>();
   const mask = (error: unknown) => maskError(error, log, 'unexpected error in resolver');
@@ -154,6 +180,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     log: log.child({ requestId }),
     clock: options.clock,
     responseHeaders: new Headers(),
+    budget: new ResponseBudget(documentLimits),
   });
   // The session a request presented when this subgraph resolved it itself: forgotten from the
   // cache once the answer changes it (signed out, rotated), as our gateway does.
@@ -202,6 +229,16 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       return options.extendContext(base, request);
     },
     plugins: [
+      ...documentShapeLimits(documentLimits, introspection),
+      ...(introspection ? [] : [useNoIntrospection()]),
+      useCostLimit(documentLimits.maxCost),
+      {
+        // A request its budget stopped answers with that one error, not the partial data.
+        onExecutionResult({ result, setResult, context }) {
+          const stopped = stoppedResult((context as Partial<BaseContext>).budget);
+          if (stopped && !(Symbol.asyncIterator in Object(result))) setResult(stopped);
+        },
+      },
       {
         async onRequest({ request, url, endResponse }) {
           if (url.pathname === '/healthz') {
@@ -248,6 +285,19 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
       let result: ExecutionResult;
+      // Priced here too: the gateway's demand control sees only the operations it plans.
+      const cost = estimateCost(
+        schema,
+        operation.document,
+        operation.operationName,
+        operation.variableValues,
+      );
+      if (cost > documentLimits.maxCost) {
+        return {
+          result: { errors: [costError(cost, documentLimits.maxCost)] },
+          responseHeaders: base.responseHeaders,
+        };
+      }
       try {
         const contextValue = await options.extendContext(base, LOCAL_REQUEST);
         const query = compiledFor(operation.document, operation.operationName);
@@ -264,6 +314,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
         // What Yoga would answer for a failure outside the resolvers (e.g. building the context).
         result = { errors: [toGraphQLError(e)] };
       }
+      result = stoppedResult(base.budget) ?? result;
       if (result.errors?.length) {
         result = { ...result, errors: result.errors.map(mask) };
       }

@@ -22,6 +22,12 @@ export interface OpenOptions {
   maxConnections?: number;
   /** Called once per new connection; tests use it to count statements. */
   onConnect?: (client: pg.PoolClient) => void;
+  /**
+   * PostgreSQL's `statement_timeout` on every connection, in milliseconds (0: none) @default 0.
+   * PGlite ignores it: it runs statements on the JavaScript thread, where no timer fires until
+   * the statement is done (docs/security.md).
+   */
+  statementTimeoutMs?: number;
 }
 
 // PostgreSQL returns int8 (counts) as strings; our counts fit in a double.
@@ -66,6 +72,9 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       // which pg deprecates).
       onConnect: async (client) => {
         await client.query('set jit = off').catch(() => {});
+        // Every statement of a request within this time (docs/security.md); migrations lift it.
+        if (options.statementTimeoutMs)
+          await client.query(`set statement_timeout = ${Math.trunc(options.statementTimeoutMs)}`);
       },
     });
     return fromPool(pool, 'postgres', false, options);

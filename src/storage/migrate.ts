@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Migration, type MigrationProvider, Migrator } from 'kysely/migration';
 import { LOCKS, withAdvisoryLock } from './locks.ts';
 import * as foundation from './migrations/20261122T0300_foundation.ts';
@@ -43,7 +43,27 @@ const migrations: Record<string, Migration> = {
   '20261125T0100_remembered_devices': rememberedDevices,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+/**
+ * Every migration runs without the serving statement timeout (docs/security.md): building an
+ * index over a large table may take minutes, and is not a request. `set local` ends with the
+ * migrations' transaction.
+ */
+const provider: MigrationProvider = {
+  getMigrations: async () =>
+    Object.fromEntries(
+      Object.entries(migrations).map(([name, m]) => [
+        name,
+        {
+          ...m,
+          // biome-ignore lint/suspicious/noExplicitAny: migrations run before any table type holds
+          async up(db: Kysely<any>) {
+            await sql`set local statement_timeout = 0`.execute(db);
+            await m.up(db);
+          },
+        },
+      ]),
+    ),
+};
 
 export interface MigrationReport {
   applied: string[];

@@ -342,20 +342,45 @@ describe.each(['hive-gateway', 'apollo-gateway'])('behind %s', (routerName) => {
     expect(stillLimited.body.data.signIn.errors[0].type).toBe('LIMIT_EXCEEDED');
   });
 
-  // INTEGRATOR: enable (it.skip → it) once the subgraphs enforce the document limits themselves
-  // (built separately). A document deeper than the depth limit (20 by default) must be refused
-  // through any router as our gateway refuses it, before any resolver runs.
-  it.skip('refuses a document deeper than the depth limit, as our gateway does', async () => {
-    let selection = 'id';
-    for (let i = 0; i < 12; i++) {
-      selection = `id related(relationship: "facility") { ... on AssetRelationshipOne { asset { ${selection} } } }`;
-    }
-    const deep = `{ assets(profile: "equipment") { all(first: 1) { edges { node { ${selection} } } } } }`;
-    const client: Client = { carrier: 'header', session: undefined, address: '203.0.113.90' };
-    const mine = await ask('ours', { ...client }, deep);
-    const theirs = await ask(router(), { ...client }, deep);
-    expect(mine.body.errors?.[0]?.extensions?.code).toBeTruthy();
-    expect(theirs.body.data ?? null).toBeNull();
-    expect(theirs.body.errors?.[0]?.extensions?.code).toBe(mine.body.errors?.[0]?.extensions?.code);
-  });
+  // The subgraphs enforce the document limits themselves: a document over the depth (20), alias
+  // (30) or cost limit is refused through any router as our gateway refuses it, before any
+  // resolver runs.
+  const overLimits: [limit: string, query: string, variables: Record<string, unknown>][] = [
+    [
+      'depth',
+      `{ assets(profile: "equipment") { all(first: 1) { edges { node { ${Array.from({
+        length: 12,
+      }).reduce<string>(
+        (inner) =>
+          `id related(relationship: "facility") { ... on AssetRelationshipOne { asset { ${inner} } } }`,
+        'id',
+      )} } } } } }`,
+      {},
+    ],
+    [
+      'aliases',
+      `{ assets(profile: "well") { ${Array.from({ length: 31 }, (_, i) => `a${i}: byId(id: "W-${i}") { id }`).join(' ')} } }`,
+      {},
+    ],
+    [
+      'cost',
+      `query($n: Int) { assets(profile: "facility") { all(first: $n) { edges { node { id
+        related(relationship: "wells") { ... on AssetRelationshipMany { assets { id
+          related(relationship: "equipment") { ... on AssetRelationshipMany { assets { id
+            related(relationship: "sensors") { ... on AssetRelationshipMany { assets { id } } } } } } } } } } } } } }`,
+      { n: 100 },
+    ],
+  ];
+  it.each(overLimits)(
+    'refuses a document over the %s limit, as our gateway does',
+    async (_limit, query, variables) => {
+      const client: Client = { carrier: 'header', session: undefined, address: '203.0.113.90' };
+      const mine = await ask('ours', { ...client }, query, variables);
+      const theirs = await ask(router(), { ...client }, query, variables);
+      expect(mine.body.errors?.[0]?.extensions?.code).toBeTruthy();
+      // A router answers a refused subgraph fetch with its root field null: nothing was resolved.
+      expect(Object.values(theirs.body.data ?? {}).every((v) => v === null)).toBe(true);
+      expect(theirs.body.errors?.[0]?.extensions?.code).toBe(mine.body.errors?.[0]?.extensions?.code);
+    },
+  );
 });

@@ -93,16 +93,18 @@ describe('document limits at the gateway', () => {
     expectRefused(r, 'maxDirectives');
   });
 
-  it('refuses a query whose cost, lists counted by their literal page size, is over maxCost', async () => {
+  it('refuses a query whose cost, lists counted by their page size, is over maxCost', async () => {
+    // 1 for Issues, 1 for the connection, 2 per edge (edge, node): 502 for a page of 250.
     const r = await t.graphql(
-      `{ issues { all(first: 100) { edges { node { id displayName } } } } }`,
-      {},
+      `query($n: Int) { issues { all(first: $n) { edges { node { id displayName } } } } }`,
+      { n: 250 },
       headers,
     );
     expectRefused(r, 'maxCost');
+    expect(r.body.errors![0]!.message).toBe('The query costs 502; at most 400 is allowed.');
     const ok = await t.graphql(
-      `{ issues { all(first: 10) { edges { node { id displayName } } } } }`,
-      {},
+      `query($n: Int) { issues { all(first: $n) { edges { node { id displayName } } } } }`,
+      { n: 10 },
       headers,
     );
     expect(ok.status).toBe(200);

@@ -38,7 +38,9 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   // This command owns the database rather than the app, so that a start that fails anywhere
   // (migrations, the app, the demo data, the port) closes it: its pool's idle connections, or
   // the embedded database's socket server, would otherwise keep the failed process alive ~30 s.
-  const database = await openDatabase(databaseTarget(config));
+  const database = await openDatabase(databaseTarget(config), {
+    statementTimeoutMs: config.statementTimeoutMs,
+  });
   let app: App | undefined;
   let server: Listening;
   try {

@@ -17,6 +17,7 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
+import { upstreamTimedOut } from '../../shared/errors.ts';
 import {
   IDENTITY_HEADER,
   type Identity,
@@ -276,7 +277,11 @@ export function inProcessSubgraph(subgraph: Subgraph): DirectSubgraph {
  * (`SUBREQUEST_HTTP_ERROR`, which the gateway turns into SERVICE_UNAVAILABLE). Errors come back
  * as the subgraph wrote them; the plugin names the subgraph on them.
  */
-export function remoteSubgraph(definition: { name: string; typeDefs: string; url: string }): DirectSubgraph {
+export function remoteSubgraph(
+  definition: { name: string; typeDefs: string; url: string },
+  /** The upstream timeout, as the runtime applies to planned requests (docs/security.md). */
+  timeoutMs?: number,
+): DirectSubgraph {
   const printed = new WeakMap<DocumentNode, string>();
   const unavailable = (reason: string): LocalResult => ({
     result: {
@@ -313,6 +318,7 @@ export function remoteSubgraph(definition: { name: string; typeDefs: string; url
             operationName: operation.operationName ?? undefined,
             variables: operation.variableValues ?? undefined,
           }),
+          ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
         });
         text = await response.text();
         if (response.ok && text.startsWith('{"data":')) {
@@ -322,6 +328,8 @@ export function remoteSubgraph(definition: { name: string; typeDefs: string; url
         }
         body = JSON.parse(text) as ExecutionResult;
       } catch (e) {
+        if ((e as Error).name === 'TimeoutError')
+          return { result: { data: null, errors: [upstreamTimedOut()] }, responseHeaders: new Headers() };
         return unavailable((e as Error).message);
       }
       if (!body || typeof body !== 'object' || (!('data' in body) && !body.errors)) {

@@ -1,101 +1,26 @@
-import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type ValidationContext } from 'graphql';
 import type { DocumentLimits } from '../../config/index.ts';
+import { costError, documentShapeLimits, limitError } from '../../shared/document-limits.ts';
+import { isGraphQLError } from '../../shared/mask-error.ts';
+import { RESPONSE_TOO_LARGE } from '../../shared/response-budget.ts';
 import type { Plugin } from '../http.ts';
 
-/** The top-level `extensions.code` of every document or variables limit (docs/security.md). */
-const LIMIT_CODE = 'BAD_USER_INPUT';
 /** The code of a request body over `maxBodyBytes`, answered with HTTP 413. */
 const BODY_LIMIT_CODE = 'PAYLOAD_TOO_LARGE';
 
-type LimitName = keyof DocumentLimits;
-
-/** A refusal the client can act on: which limit, its value, HTTP 400 whatever the Accept header. */
-function limitError(limit: LimitName, maximum: number, message: string) {
-  return new GraphQLError(message, {
-    extensions: { code: LIMIT_CODE, limit, maximum, http: { status: 400 } },
-  });
-}
-
-/**
- * graphql-armor throws its own "Syntax Error: …" without a code. Each rule is told to report
- * instead of throwing, and this reports our error in its place: a validation error for the
- * rules that run in validation, a thrown one for the token count (which runs in the lexer).
- */
-function reject(limit: LimitName, maximum: number, describe: (found: string) => string) {
-  return {
-    exposeLimits: true,
-    propagateOnRejection: false,
-    onReject: [
-      (context: ValidationContext | null, error: GraphQLError) => {
-        const found = /found (\d+)/.exec(error.message)?.[1] ?? 'more';
-        const ours = limitError(limit, maximum, describe(found));
-        if (!context) throw ours;
-        context.reportError(ours);
-      },
-    ],
-  };
-}
+/** The code Hive Gateway's demand control refuses an operation with. */
+const DEMAND_CONTROL_CODE = 'COST_ESTIMATED_TOO_EXPENSIVE';
 
 /**
  * Refuses requests too large or too complex to be honest work (docs/security.md): a body over
  * `maxBodyBytes` before anything of it is parsed; documents too deep, with too many aliases,
- * directives or tokens, or costing too much (graphql-armor's rules); field suggestions when
- * introspection is off; and `variables` too large or too deeply nested. Batches are bounded by
- * the runtime's `batching` option. The armor rules are plugins of their own, hence a list.
+ * directives or tokens (src/shared/document-limits.ts, the same rules every subgraph applies);
+ * field suggestions when introspection is off; and `variables` too large or too deeply nested.
+ * Batches are bounded by the runtime's `batching` option, the cost by its `demandControl`
+ * ({@link demandControl}), whose refusal this gives the shape of every other limit.
  */
 export function useDocumentLimits(limits: DocumentLimits, introspection: boolean): Plugin[] {
-  const armor = new EnvelopArmor({
-    // Without introspection, "Did you mean …?" would still spell the schema out field by field.
-    blockFieldSuggestion: { enabled: !introspection },
-    maxTokens: {
-      n: limits.maxTokens,
-      ...reject(
-        'maxTokens',
-        limits.maxTokens,
-        () => `The document has more than ${limits.maxTokens} tokens.`,
-      ),
-    },
-    maxDepth: {
-      n: limits.maxDepth,
-      // The explorer's introspection query nests type references deeply; tokens bound it anyway.
-      ignoreIntrospection: true,
-      ...reject(
-        'maxDepth',
-        limits.maxDepth,
-        (found) => `The query is nested ${found} levels deep; at most ${limits.maxDepth} are allowed.`,
-      ),
-    },
-    maxAliases: {
-      n: limits.maxAliases,
-      ...reject(
-        'maxAliases',
-        limits.maxAliases,
-        (found) => `The operation uses ${found} aliases; at most ${limits.maxAliases} are allowed.`,
-      ),
-    },
-    maxDirectives: {
-      n: limits.maxDirectives,
-      ...reject(
-        'maxDirectives',
-        limits.maxDirectives,
-        (found) => `The operation uses ${found} directives; at most ${limits.maxDirectives} are allowed.`,
-      ),
-    },
-    costLimit: {
-      maxCost: limits.maxCost,
-      // Linear: a field costs the same at any depth (maxDepth bounds depth on its own).
-      depthCostFactor: 1,
-      ignoreIntrospection: true,
-      ...reject(
-        'maxCost',
-        limits.maxCost,
-        (found) => `The query costs ${found}; at most ${limits.maxCost} is allowed.`,
-      ),
-    },
-  });
   return [
-    ...(armor.protect().plugins as Plugin[]),
+    ...(documentShapeLimits(limits, introspection) as Plugin[]),
     {
       async onHttpRequest(received, _context, next) {
         const request = await withBodyAtMost(received, limits.maxBodyBytes);
@@ -105,8 +30,47 @@ export function useDocumentLimits(limits: DocumentLimits, introspection: boolean
       onParams({ params }) {
         checkVariables(params.variables, limits);
       },
+      onExecutionResult({ result, setResult }) {
+        if (!result || !('errors' in result) || !result.errors?.length) return;
+        const refusal = result.errors.map(costRefusal(limits.maxCost)).find(Boolean);
+        // The whole operation is refused, as a validation error would be: no partial data.
+        if (refusal) return setResult({ errors: [refusal] });
+        // A subgraph stopped its part for resolving too much: the whole answer stops, as it does
+        // when the subgraph answers the operation alone (shared/response-budget.ts).
+        const stopped = result.errors.find((e) => e.extensions?.code === RESPONSE_TOO_LARGE);
+        if (stopped) setResult({ data: null, errors: [stopped] });
+      },
     },
   ];
+}
+
+/**
+ * The options of the gateway runtime's demand control: the IBM GraphQL Cost Specification over
+ * the `@cost`/`@listSize` the subgraphs declare, with the variables of the request, priced for
+ * each subgraph request the plan makes (their sum must stay within `maxCost`).
+ */
+export function demandControl(limits: DocumentLimits) {
+  return { maxCost: limits.maxCost, includeExtensionMetadata: false };
+}
+
+/**
+ * The cost refusal in our shape, from an error of the runtime's demand control or from a
+ * subgraph's own pricing (relayed through the plan, which wraps it), else undefined.
+ */
+function costRefusal(maximum: number) {
+  return (error: unknown) => {
+    for (let e: unknown = error; isGraphQLError(e); e = e.originalError) {
+      const extensions = e.extensions as Record<string, unknown>;
+      if (extensions.code === DEMAND_CONTROL_CODE) {
+        const cost = (extensions.cost as { estimated?: number } | undefined)?.estimated;
+        return costError(cost ?? maximum + 1, maximum);
+      }
+      if (extensions.code === 'BAD_USER_INPUT' && extensions.limit === 'maxCost') {
+        return limitError('maxCost', Number(extensions.maximum), e.message);
+      }
+    }
+    return undefined;
+  };
 }
 
 /** Refuses `variables` over `maxVariablesBytes` as JSON, or nested deeper than `maxVariablesDepth`. */

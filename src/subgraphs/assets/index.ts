@@ -4,7 +4,7 @@ import type { ExportLimits } from '../../config/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { AccountStanding, IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { createSubgraph, type ForwardedSessions } from '../../shared/subgraph.ts';
+import { createSubgraph, type ForwardedSessions, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetsContext } from './context.ts';
@@ -31,6 +31,8 @@ export interface AssetsDeps {
    * downloads (@default DEFAULT_EXPORT_LIMITS).
    */
   exports: { baseUrl: string; key: Uint8Array; limits?: Partial<ExportLimits> };
+  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  requestLimits?: RequestLimits;
 }
 
 /** The assets subgraph: profiles, assets, relationships, views, selection filters, exports. */
@@ -52,6 +54,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     log: deps.log,
     clock: deps.clock,
     forwarded: deps.forwarded,
+    limits: deps.requestLimits,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { createSubgraph, type ForwardedSessions } from '../../shared/subgraph.ts';
+import { createSubgraph, type ForwardedSessions, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
 import { createAuthCore } from './core.ts';
@@ -47,6 +47,8 @@ export interface AuthDeps {
   oidcIssuers?: readonly OidcIssuer[];
   /** When devices are remembered and for how long @default DEFAULT_DEVICE_POLICY */
   devices?: DevicePolicy;
+  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  requestLimits?: RequestLimits;
 }
 
 /** The auth subgraph: sessions, sign-in and its challenges, API keys, devices, configuration. */
@@ -69,6 +71,7 @@ export function createAuthSubgraph(deps: AuthDeps) {
     log: deps.log,
     clock: deps.clock,
     forwarded: deps.forwarded,
+    limits: deps.requestLimits,
     extendContext: (base) => ({
       ...base,
       auth,

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { createSubgraph, type ForwardedSessions } from '../../shared/subgraph.ts';
+import { createSubgraph, type ForwardedSessions, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { IssuesContext } from './context.ts';
 import { createIssueLoaders } from './loaders.ts';
@@ -18,6 +18,8 @@ export interface IssuesDeps {
   clock: Clock;
   /** Resolve sessions forwarded by another router @default none (docs/routers.md) */
   forwarded?: ForwardedSessions;
+  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  requestLimits?: RequestLimits;
 }
 
 /** The issues subgraph: issues stored per group, and the subjects they are about. */
@@ -30,6 +32,7 @@ export function createIssuesSubgraph(deps: IssuesDeps) {
     log: deps.log,
     clock: deps.clock,
     forwarded: deps.forwarded,
+    limits: deps.requestLimits,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

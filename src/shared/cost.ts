@@ -1,0 +1,163 @@
+import {
+  type ConstDirectiveNode,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  isAbstractType,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  Kind,
+  type SelectionSetNode,
+  valueFromASTUntyped,
+} from 'graphql';
+
+/**
+ * The cost of an operation under the GraphQL Cost Specification (IBM, the model of Apollo
+ * Router's and Hive Gateway's demand control), read from the schema's `@cost` and `@listSize`:
+ *
+ * - a field costs its `@cost(weight)` plus its type's: the type's `@cost(weight)` where it has
+ *   one, else 1 for an object, interface or union and 0 for a scalar or enum;
+ * - a list field is multiplied by its size: the largest of its `slicingArguments` given (from the
+ *   document or the variables), else its `assumedSize`, else 1; with `sizedFields` the size
+ *   applies to those children (`edges` of a connection) instead of the field itself;
+ * - `_entities` is sized by the `representations` it is given (a router's entity fetch);
+ * - everything below a field is multiplied by the sizes of every list above it;
+ * - a mutation costs 10 more; fragments on abstract types are all counted (an upper bound).
+ *
+ * Hive Gateway's `demandControl` applies the same rules to the subgraph requests it plans, with
+ * one difference: it counts a list whose slicing argument is omitted as 1, where this counts its
+ * `assumedSize` (the page a resolver returns by default). Subgraphs use this estimate, so the
+ * stricter of the two always applies.
+ */
+export function estimateCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+): number {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return 0;
+  const root = schema.getRootType(operation.operation);
+  if (!root) return 0;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const vars = variables ?? {};
+
+  /** The cost of a selection set on `parent`, each field multiplied by `multiplier`. */
+  const selectionCost = (
+    selectionSet: SelectionSetNode,
+    parent: GraphQLNamedType,
+    multiplier: number,
+    sized: ReadonlyMap<string, number>,
+    seen: ReadonlySet<string>,
+  ): number => {
+    let total = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        total += fieldCost(selection, parent, multiplier, sized, seen);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const on = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        if (on) total += selectionCost(selection.selectionSet, on, multiplier, sized, seen);
+      } else {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        // A cycle is a validation error; it is never priced twice on one path.
+        if (!fragment || seen.has(name)) continue;
+        const on = schema.getType(fragment.typeCondition.name.value);
+        if (on)
+          total += selectionCost(fragment.selectionSet, on, multiplier, sized, new Set([...seen, name]));
+      }
+    }
+    return total;
+  };
+
+  const fieldCost = (
+    node: FieldNode,
+    parent: GraphQLNamedType,
+    multiplier: number,
+    sized: ReadonlyMap<string, number>,
+    seen: ReadonlySet<string>,
+  ): number => {
+    const name = node.name.value;
+    if (name.startsWith('__')) return 0;
+    const candidates: GraphQLObjectType[] = isObjectType(parent)
+      ? [parent]
+      : isAbstractType(parent)
+        ? [...schema.getPossibleTypes(parent)]
+        : [];
+    // An interface's field, or one of its implementations' (they agree on the type).
+    const field =
+      'getFields' in parent && typeof parent.getFields === 'function'
+        ? (parent.getFields() as Record<string, GraphQLField<unknown, unknown>>)[name]
+        : candidates.map((c) => c.getFields()[name]).find(Boolean);
+    if (!field) return 0;
+    const type = getNamedType(field.type);
+    const own = weightOf(field.astNode?.directives);
+    const typeWeight = weightOf(type.astNode?.directives) ?? (isCompositeType(type) ? 1 : 0);
+    const listSize = directive(field.astNode?.directives, 'listSize');
+    let factor = sized.get(name) ?? 1;
+    let childSized: ReadonlyMap<string, number> = EMPTY;
+    if (!sized.has(name) && listSize) {
+      const args = argumentsOf(field, node, vars);
+      const slicing = (listSize.slicingArguments as string[] | undefined) ?? [];
+      const given = slicing.map((a) => args[a]).filter((v): v is number => typeof v === 'number' && v >= 0);
+      const size = given.length ? Math.max(...given) : Number(listSize.assumedSize ?? 1);
+      const sizedFields = (listSize.sizedFields as string[] | undefined) ?? [];
+      if (sizedFields.length) childSized = new Map(sizedFields.map((f) => [f, size]));
+      else factor = size;
+    } else if (name === '_entities' && isListType(getNullableType(field.type))) {
+      const representations = argumentsOf(field, node, vars).representations;
+      factor = Array.isArray(representations) ? representations.length : 1;
+    }
+    const here = multiplier * factor;
+    let total = here * ((own ?? 0) + typeWeight);
+    if (node.selectionSet) total += selectionCost(node.selectionSet, type, here, childSized, seen);
+    return total;
+  };
+
+  const base = operation.operation === 'mutation' ? MUTATION_COST : 0;
+  return base + selectionCost(operation.selectionSet, root, 1, EMPTY, new Set());
+}
+
+/** What a mutation costs beyond its fields (Hive Gateway's and Apollo Router's default). */
+const MUTATION_COST = 10;
+const EMPTY: ReadonlyMap<string, number> = new Map();
+
+/** The arguments a field is given, variables substituted; a bad one prices as absent. */
+function argumentsOf(
+  field: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
+  try {
+    return getArgumentValues(field, node, variables);
+  } catch {
+    return {};
+  }
+}
+
+/** The arguments of the named directive on a definition, if it carries it. */
+function directive(
+  directives: readonly ConstDirectiveNode[] | undefined,
+  name: string,
+): Record<string, unknown> | undefined {
+  const found = directives?.find((d) => d.name.value === name || d.name.value === `federation__${name}`);
+  if (!found) return undefined;
+  return Object.fromEntries((found.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)]));
+}
+
+function weightOf(directives: readonly ConstDirectiveNode[] | undefined): number | undefined {
+  const cost = directive(directives, 'cost');
+  const weight = Number(cost?.weight);
+  return cost && Number.isFinite(weight) ? weight : undefined;
+}

@@ -1,0 +1,126 @@
+import { EnvelopArmor } from '@escape.tech/graphql-armor';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
+import type { Plugin as EnvelopPlugin } from 'graphql-yoga';
+import type { DocumentLimits } from '../config/index.ts';
+import { estimateCost } from './cost.ts';
+
+/**
+ * The limits on one document, the same at the gateway and in every subgraph (docs/security.md):
+ * a subgraph reached directly, or by another router, refuses what the gateway would.
+ */
+
+/** The top-level `extensions.code` of every document or variables limit (docs/security.md). */
+export const LIMIT_CODE = 'BAD_USER_INPUT';
+
+export type LimitName = keyof DocumentLimits;
+
+/** A refusal the client can act on: which limit, its value, HTTP 400 whatever the Accept header. */
+export function limitError(limit: LimitName, maximum: number, message: string): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code: LIMIT_CODE, limit, maximum, http: { status: 400 } },
+  });
+}
+
+/** The refusal of an operation whose estimated cost is over `maxCost`. */
+export function costError(cost: number, maximum: number): GraphQLError {
+  return limitError('maxCost', maximum, `The query costs ${cost}; at most ${maximum} is allowed.`);
+}
+
+/**
+ * graphql-armor throws its own "Syntax Error: …" without a code. Each rule is told to report
+ * instead of throwing, and this reports our error in its place: a validation error for the
+ * rules that run in validation, a thrown one for the token count (which runs in the lexer).
+ */
+function reject(limit: LimitName, maximum: number, describe: (found: string) => string) {
+  return {
+    exposeLimits: true,
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLError) => {
+        const found = /found (\d+)/.exec(error.message)?.[1] ?? 'more';
+        const ours = limitError(limit, maximum, describe(found));
+        if (!context) throw ours;
+        context.reportError(ours);
+      },
+    ],
+  };
+}
+
+/**
+ * Documents too deep, with too many aliases, directives or tokens (graphql-armor's rules), and
+ * field suggestions when introspection is off. The cost is priced apart: by the gateway
+ * runtime's demand control at the gateway, by {@link useCostLimit} in a subgraph.
+ */
+export function documentShapeLimits(limits: DocumentLimits, introspection: boolean): EnvelopPlugin[] {
+  const armor = new EnvelopArmor({
+    // Without introspection, "Did you mean …?" would still spell the schema out field by field.
+    blockFieldSuggestion: { enabled: !introspection },
+    maxTokens: {
+      n: limits.maxTokens,
+      ...reject(
+        'maxTokens',
+        limits.maxTokens,
+        () => `The document has more than ${limits.maxTokens} tokens.`,
+      ),
+    },
+    maxDepth: {
+      n: limits.maxDepth,
+      // The explorer's introspection query nests type references deeply; tokens bound it anyway.
+      ignoreIntrospection: true,
+      ...reject(
+        'maxDepth',
+        limits.maxDepth,
+        (found) => `The query is nested ${found} levels deep; at most ${limits.maxDepth} are allowed.`,
+      ),
+    },
+    maxAliases: {
+      n: limits.maxAliases,
+      ...reject(
+        'maxAliases',
+        limits.maxAliases,
+        (found) => `The operation uses ${found} aliases; at most ${limits.maxAliases} are allowed.`,
+      ),
+    },
+    maxDirectives: {
+      n: limits.maxDirectives,
+      ...reject(
+        'maxDirectives',
+        limits.maxDirectives,
+        (found) => `The operation uses ${found} directives; at most ${limits.maxDirectives} are allowed.`,
+      ),
+    },
+    costLimit: { enabled: false },
+  });
+  return armor.protect().plugins as EnvelopPlugin[];
+}
+
+/**
+ * A subgraph's own pricing ({@link estimateCost} over its schema's `@cost`/`@listSize`, with the
+ * request's variables), after validation and before anything is resolved.
+ */
+export function useCostLimit(maxCost: number): EnvelopPlugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const cost = estimateCost(
+        args.schema,
+        args.document,
+        args.operationName,
+        args.variableValues as Record<string, unknown> | undefined,
+      );
+      if (cost > maxCost) setResultAndStopExecution({ errors: [costError(cost, maxCost)] });
+    },
+  };
+}
+
+/**
+ * With introspection off, `__schema` and `__type` are refused (graphql-js's own rule);
+ * `__typename`, and the federation fields a router needs (`_service { sdl }`, `_entities`),
+ * are ordinary fields and keep working.
+ */
+export function useNoIntrospection(): EnvelopPlugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import {
+  defaultFieldResolver,
+  type FieldNode,
+  GraphQLError,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  getNamedType,
+  isCompositeType,
+  isObjectType,
+  Kind,
+  type SelectionSetNode,
+} from 'graphql';
+
+/** The `extensions.code` of a request stopped for resolving too much (docs/security.md). */
+export const RESPONSE_TOO_LARGE = 'RESPONSE_TOO_LARGE';
+
+/** What a request may resolve in all, counted while it runs. */
+export interface BudgetLimits {
+  /** Fields resolved for one request. */
+  readonly maxFields: number;
+  /** Related assets reached through `Asset.related` by one request. */
+  readonly maxRelated: number;
+}
+
+/**
+ * The runtime bounds of one request, where a static estimate cannot see (the estimate assumes
+ * the largest lists; this counts what the data really gives): fields resolved, and related
+ * assets reached. The first charge over a bound throws a typed error, and so does every charge
+ * after it, so execution stops growing; {@link stoppedResult} then answers with that error alone.
+ */
+export class ResponseBudget {
+  #fields = 0;
+  #related = 0;
+  #error: GraphQLError | undefined;
+
+  readonly limits: BudgetLimits;
+
+  constructor(limits: BudgetLimits) {
+    this.limits = limits;
+  }
+
+  /** The error that stopped the request, if one did. */
+  get error(): GraphQLError | undefined {
+    return this.#error;
+  }
+
+  spendFields(n: number): void {
+    this.#fields += n;
+    if (this.#fields > this.limits.maxFields)
+      this.#stop(
+        'maxFields',
+        this.limits.maxFields,
+        `The response would have more than ${this.limits.maxFields} fields; ask for fewer items or fields.`,
+      );
+  }
+
+  spendRelated(n: number): void {
+    this.#related += n;
+    if (this.#related > this.limits.maxRelated)
+      this.#stop(
+        'maxRelated',
+        this.limits.maxRelated,
+        `The request reaches more than ${this.limits.maxRelated} related assets; ask for fewer.`,
+      );
+  }
+
+  #stop(limit: keyof BudgetLimits, maximum: number, message: string): never {
+    this.#error ??= new GraphQLError(message, { extensions: { code: RESPONSE_TOO_LARGE, limit, maximum } });
+    throw this.#error;
+  }
+}
+
+/** The result of a request its budget stopped: the one typed error, no partial data. */
+export function stoppedResult(budget: ResponseBudget | undefined) {
+  return budget?.error ? { data: null, errors: [budget.error] } : undefined;
+}
+
+/**
+ * Makes every field of `schema` that returns an object (or a list of them) charge its context's
+ * {@link ResponseBudget} for the fields selected on what it resolved: one per selected field per
+ * object. Scalar fields are counted by their parent, so their resolution (graphql-jit inlines
+ * it) is untouched.
+ */
+export function chargeFieldsResolved(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (!isCompositeType(getNamedType(field.type))) continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      field.resolve = (source, args, context, info) => {
+        const value = resolve(source, args, context, info);
+        return value instanceof Promise
+          ? value.then((v) => charge(v, context, info))
+          : charge(value, context, info);
+      };
+    }
+  }
+}
+
+function charge<T>(value: T, context: unknown, info: GraphQLResolveInfo): T {
+  const budget = (context as { budget?: ResponseBudget } | null)?.budget;
+  if (budget && value !== null && value !== undefined) {
+    if (budget.error) throw budget.error;
+    const items = countItems(value);
+    if (items) budget.spendFields(items * selectedFields(info));
+  }
+  return value;
+}
+
+/** Non-null items of a (nested) list, or 1 for an object. */
+function countItems(value: unknown): number {
+  if (!Array.isArray(value)) return 1;
+  let n = 0;
+  for (const item of value) n += item === null || item === undefined ? 0 : countItems(item);
+  return n;
+}
+
+const selectedCache = new WeakMap<FieldNode, number>();
+
+/** The fields selected on each resolved object, through fragments (all branches: an upper bound). */
+function selectedFields(info: GraphQLResolveInfo): number {
+  const [first] = info.fieldNodes;
+  if (info.fieldNodes.length === 1 && first) {
+    let n = selectedCache.get(first);
+    if (n === undefined) {
+      n = countSelections(first.selectionSet, info, new Set());
+      selectedCache.set(first, n);
+    }
+    return n;
+  }
+  let n = 0;
+  for (const node of info.fieldNodes) n += countSelections(node.selectionSet, info, new Set());
+  return n;
+}
+
+function countSelections(
+  set: SelectionSetNode | undefined,
+  info: GraphQLResolveInfo,
+  seen: Set<string>,
+): number {
+  let n = 0;
+  for (const s of set?.selections ?? []) {
+    if (s.kind === Kind.FIELD) n += 1;
+    else if (s.kind === Kind.INLINE_FRAGMENT) n += countSelections(s.selectionSet, info, seen);
+    else if (!seen.has(s.name.value)) {
+      seen.add(s.name.value);
+      n += countSelections(info.fragments[s.name.value]?.selectionSet, info, seen);
+    }
+  }
+  return Math.max(n, 1);
+}
