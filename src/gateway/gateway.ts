@@ -10,6 +10,7 @@ import { type CorrelationContext, useCorrelationId } from './plugins/use-correla
 import { useCsrf } from './plugins/use-csrf.ts';
 import { inProcessSubgraph, remoteSubgraph, useDirectExecution } from './plugins/use-direct-execution.ts';
 import { useDocumentLimits } from './plugins/use-document-limits.ts';
+import { useInputLimits } from './plugins/use-input-limits.ts';
 import { type InProcessFetch, useInProcessFetch } from './plugins/use-in-process-fetch.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
@@ -32,6 +33,7 @@ export interface GatewayOptions {
     | 'corsOrigins'
     | 'documentLimits'
     | 'exportLimits'
+    | 'maxStringLength'
     | 'introspection'
     | 'directExecution'
   >;
@@ -107,6 +109,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ),
     }),
     ...useDocumentLimits(documentLimits, introspection),
+    useInputLimits(config.maxStringLength),
     useCsrf(),
     sessionIdentity,
     ...(config.directExecution

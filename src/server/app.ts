@@ -81,7 +81,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     throw e;
   }
   const signer = new IdentitySigner(config.secret);
-  const deps = { db: database.db, signer, log, clock };
+  const deps = { db: database.db, signer, log, clock, maxStringLength: config.maxStringLength };
 
   const closers: (() => void | Promise<void>)[] = [];
 

@@ -20,6 +20,7 @@ import {
   type IdentitySigner,
   REQUEST_ID_HEADER,
 } from './identity.ts';
+import { checkInputStrings, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-limits.ts';
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
 
@@ -45,6 +46,8 @@ export interface SubgraphOptions<C> {
   extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
+  /** The longest string argument (`ASSETQL_MAX_STRING_LENGTH`) @default DEFAULT_MAX_STRING_LENGTH */
+  maxStringLength?: number;
 }
 
 /** An operation the gateway hands to a subgraph in the same process, already validated. */
@@ -99,6 +102,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     resolvers: { ...scalars, ...(options.resolvers as object) } as GraphQLResolverMap<unknown>,
   });
   const log = options.log.child({ subgraph: options.name });
+  const maxStringLength = options.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH;
   const pendingHeaders = new WeakMap<Request, Headers>();
   const mask = (error: unknown) => maskError(error, log, 'unexpected error in resolver');
   // Operations executed in process are compiled once per document (graphql-jit): arguments,
@@ -156,6 +160,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       return options.extendContext(base, request);
     },
     plugins: [
+      useInputLimits(maxStringLength),
       {
         async onRequest({ request, url, endResponse }) {
           if (url.pathname === '/healthz') {
@@ -186,6 +191,8 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       input instanceof Request ? yoga.fetch(input) : yoga.fetch(input as URL, init ?? {}),
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
+      const refused = checkInputStrings(operation.document, operation.variableValues, maxStringLength);
+      if (refused) return { result: { errors: [refused] }, responseHeaders: base.responseHeaders };
       let result: ExecutionResult;
       try {
         const contextValue = await options.extendContext(base, LOCAL_REQUEST);

@@ -17,6 +17,8 @@ import { resolvers } from './resolvers/index.ts';
 export const assetsTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
 export interface AssetsDeps {
+  /** The longest string argument (docs/security.md) @default DEFAULT_MAX_STRING_LENGTH */
+  maxStringLength?: number;
   db: Kysely<Tables>;
   database: Pick<Database, 'db' | 'pool' | 'engine'>;
   signer: IdentitySigner;
@@ -49,6 +51,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    maxStringLength: deps.maxStringLength,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

@@ -24,6 +24,8 @@ export { createAccountStanding } from './sessions/standing.ts';
 export const authTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
 export interface AuthDeps {
+  /** The longest string argument (docs/security.md) @default DEFAULT_MAX_STRING_LENGTH */
+  maxStringLength?: number;
   db: Kysely<Tables>;
   /** The same database's pool, for the rate limiter's store. */
   pool: pg.Pool;
@@ -64,6 +66,7 @@ export function createAuthSubgraph(deps: AuthDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    maxStringLength: deps.maxStringLength,
     extendContext: (base) => ({
       ...base,
       auth,

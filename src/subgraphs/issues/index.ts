@@ -12,6 +12,8 @@ import { resolvers } from './resolvers.ts';
 export const issuesTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
 export interface IssuesDeps {
+  /** The longest string argument (docs/security.md) @default DEFAULT_MAX_STRING_LENGTH */
+  maxStringLength?: number;
   db: Kysely<Tables>;
   signer: IdentitySigner;
   log: Logger;
@@ -27,6 +29,7 @@ export function createIssuesSubgraph(deps: IssuesDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    maxStringLength: deps.maxStringLength,
     extendContext: (base) => ({
       ...base,
       db: deps.db,
