@@ -10,8 +10,8 @@ import { type CorrelationContext, useCorrelationId } from './plugins/use-correla
 import { useCsrf } from './plugins/use-csrf.ts';
 import { inProcessSubgraph, remoteSubgraph, useDirectExecution } from './plugins/use-direct-execution.ts';
 import { useDocumentLimits } from './plugins/use-document-limits.ts';
-import { useInputLimits } from './plugins/use-input-limits.ts';
 import { type InProcessFetch, useInProcessFetch } from './plugins/use-in-process-fetch.ts';
+import { useInputLimits } from './plugins/use-input-limits.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
