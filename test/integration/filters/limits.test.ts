@@ -77,14 +77,14 @@ describe('filter limits through the API', () => {
     );
     const many = await roomy.graphql<any>(LIST, { f: { search: words(33) } }, roomyDemo);
     expectClientError(many, 'INVALID_FILTER');
-    expect(many.body.errors[0].message).toBe('filter.search: may have at most 32 words, got 33');
+    expect(many.body.errors![0]!.message).toBe('filter.search: may have at most 32 words, got 33');
   });
 
   it('refuses a big `in` list, in a query and in a saved filter', async () => {
     const big = Array.from({ length: 20_000 }, (_, i) => `W-${i}`);
     const r = await roomy.graphql<any>(LIST, { f: { property: { name: 'status', in: big } } }, roomyDemo);
     expectClientError(r, 'INVALID_FILTER');
-    expect(r.body.errors[0].message).toBe('filter.property.in: the filter has more than 500 nodes');
+    expect(r.body.errors![0]!.message).toBe('filter.property.in: the filter has more than 500 nodes');
     const saved = await roomy.graphql<any>(
       CREATE,
       { input: { id: 'big', displayName: 'Big', profile: 'well', filter: { ids: big }, subProfiles: [] } },
