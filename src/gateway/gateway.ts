@@ -3,6 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
+import { useRequestErrorStatus } from '../shared/request-error-status.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
@@ -95,6 +96,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     useCorrelationId(),
     useSecurityHeaders({ noStore: GRAPHQL_PATH }),
     useMaskedErrors({ log }),
+    useRequestErrorStatus() as Plugin,
     useRoutes({
       graphqlPath: GRAPHQL_PATH,
       explorerPath: EXPLORER_PATH,

@@ -23,6 +23,7 @@ import {
 import { checkInputStrings, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-limits.ts';
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
+import { useRequestErrorStatus } from './request-error-status.ts';
 
 /** What every subgraph resolver gets, besides its own dependencies. */
 export interface BaseContext {
@@ -161,6 +162,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     },
     plugins: [
       useInputLimits(maxStringLength),
+      useRequestErrorStatus(),
       {
         async onRequest({ request, url, endResponse }) {
           if (url.pathname === '/healthz') {
