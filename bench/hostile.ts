@@ -182,7 +182,9 @@ export async function hostileBench(options: {
           (async () => {
             for (let i = l; running; i++) {
               const d = documents[i % documents.length]!;
-              const r = await noisy.post(d.query, d.variables).catch(() => null);
+              // A new document text each time (a comment), so that no cache of parsed, validated
+              // or compiled documents spares the server any work.
+              const r = await noisy.post(`${d.query}\n# ${i}`, d.variables).catch(() => null);
               hostile.documents++;
               if (r && r.status === 200 && !r.body.errors) hostile.documentsServed++;
               else hostile.documentsRefused++;

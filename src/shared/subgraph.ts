@@ -5,8 +5,13 @@ import {
   type ExecutionResult,
   execute,
   GraphQLError,
+  type GraphQLInputType,
   type GraphQLSchema,
+  getNamedType,
+  getOperationAST,
+  isInputObjectType,
   parse,
+  typeFromAST,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
@@ -118,11 +123,27 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     const key = operationName ?? '';
     let query = byName.get(key);
     if (query === undefined) {
-      const made = compileQuery(schema, document, operationName ?? undefined);
-      query = isCompiledQuery(made) ? made : null;
+      if (takesRecursiveInput(document, operationName)) {
+        query = null;
+      } else {
+        const made = compileQuery(schema, document, operationName ?? undefined);
+        query = isCompiledQuery(made) ? made : null;
+      }
       byName.set(key, query);
     }
     return query;
+  };
+  // graphql-jit unrolls the coercion of a recursive input type (AssetFilter: and, or, not,
+  // related) into code that grows exponentially: compiling one document with an `AssetFilter`
+  // variable took 12-16 s of CPU, and a client can send a new such document each time. Those
+  // run on graphql-js instead; what they gain from compiling is small beside their queries.
+  const recursive = recursiveInputTypes(schema);
+  const takesRecursiveInput = (document: DocumentNode, operationName: string | null | undefined) => {
+    const operation = getOperationAST(document, operationName);
+    return (operation?.variableDefinitions ?? []).some((v) => {
+      const type = typeFromAST(schema, v.type as never) as GraphQLInputType | undefined;
+      return type !== undefined && recursive.has(getNamedType(type).name);
+    });
   };
   const baseContext = (identity: Identity, requestId: string): BaseContext => ({
     identity,
@@ -218,6 +239,30 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       return { result, responseHeaders: base.responseHeaders };
     },
   };
+}
+
+/** The input object types from which a cycle of input types can be reached (a recursive filter). */
+export function recursiveInputTypes(schema: GraphQLSchema): Set<string> {
+  const result = new Set<string>();
+  const done = new Set<string>();
+  const onPath = new Set<string>();
+  // Depth-first; a type reaches a cycle when a field's type is on the path, or reaches one.
+  const visit = (name: string): boolean => {
+    if (onPath.has(name)) return true;
+    if (done.has(name)) return result.has(name);
+    const type = schema.getType(name);
+    if (!isInputObjectType(type)) return false;
+    onPath.add(name);
+    let reaches = false;
+    for (const field of Object.values(type.getFields()))
+      if (visit(getNamedType(field.type).name)) reaches = true;
+    onPath.delete(name);
+    done.add(name);
+    if (reaches) result.add(name);
+    return reaches;
+  };
+  for (const name of Object.keys(schema.getTypeMap())) visit(name);
+  return result;
 }
 
 /** Context factories take the HTTP request; executed in process there is none to read. */
