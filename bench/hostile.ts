@@ -15,6 +15,8 @@ export interface HostileBenchResult {
   abused: { p50: number; p95: number; p99: number; requests: number };
   /** abused p95 / baseline p95. */
   ratio: number;
+  /** The calm tenant's p95 (ms) beside one kind of abuse at a time (one phase each, last round). */
+  byKind: Record<AbuseKind, number>;
   /** Failed requests of the normal tenant, over every phase. */
   errors: number;
   errorSamples: string[];
@@ -27,6 +29,8 @@ export interface HostileBenchResult {
     exportsRefused: number;
     signIns: number;
     signInsThrottled: number;
+    /** How each abusive document was answered the first time (status and first error). */
+    answers: string[];
   };
   /** The server process died or was replaced during the run. */
   restarted: boolean;
@@ -35,6 +39,9 @@ export interface HostileBenchResult {
   /** The machine's 1-minute load average at start and end, for the record (2 cores shared). */
   load: { start: number; end: number };
 }
+
+type AbuseKind = 'documents' | 'downloads' | 'signIns';
+const KINDS: readonly AbuseKind[] = ['documents', 'downloads', 'signIns'];
 
 const NORMAL = 'calm';
 const HOSTILE = 'noisy';
@@ -63,7 +70,7 @@ function abusiveDocuments(): { query: string; variables?: Record<string, unknown
   return [
     // Allowed, and as costly as allowed: a page of 1,000 wells with every property.
     {
-      query: `{ assets(profile: "well") { all(first: 1000) { edges { node { id displayName properties geometry } } } } }`,
+      query: `{ assets(profile: "well") { all(first: 1000) { edges { node { id displayName properties } } } } }`,
     },
     // An expensive filter inside the bounds: 32 search words and a 498-item `in`.
     {
@@ -72,7 +79,7 @@ function abusiveDocuments(): { query: string; variables?: Record<string, unknown
         f: {
           or: [
             { search: Array.from({ length: 32 }, (_, i) => `w${i}`).join(' ') },
-            { property: { name: 'status', in: Array.from({ length: 480 }, (_, i) => `s${i}`) } },
+            { property: { name: 'status', in: Array.from({ length: 400 }, (_, i) => `s${i}`) } },
           ],
         },
       },
@@ -128,6 +135,8 @@ export async function hostileBench(options: {
     const calm = await tenant(server, `${NORMAL}-user`, NORMAL, '198.51.100.10');
     const noisy = await tenant(server, `${HOSTILE}-user`, HOSTILE, '203.0.113.66');
 
+    // Links carry the configured public URL; the server listens on a port of its choosing.
+    const local = (url: string) => new URL(new URL(url).pathname, server.url);
     const errorSamples: string[] = [];
     let errors = 0;
     const failed = (what: string) => {
@@ -143,7 +152,10 @@ export async function hostileBench(options: {
           const r = await calm.post(EXPORT_LINK);
           const url = r.body.data?.assetProfiles?.byId?.assetsExport?.csvFileDownloadUrl;
           if (!url) throw new Error(`no export link: ${JSON.stringify(r.body)}`);
-          const download = await fetch(url, { headers: calm.headers, signal: AbortSignal.timeout(30_000) });
+          const download = await fetch(local(url), {
+            headers: calm.headers,
+            signal: AbortSignal.timeout(30_000),
+          });
           const text = await download.text();
           if (!download.ok || text.split('\n').length < 2) throw new Error(`download ${download.status}`);
         } else if (i % 10 === 0) {
@@ -156,7 +168,7 @@ export async function hostileBench(options: {
         }
         return Response.json({});
       } catch (e) {
-        failed(String(e));
+        failed(`${String(e)}${(e as Error).cause ? ` (${String((e as Error).cause)})` : ''}`);
         return Response.json({ errors: [String(e)] });
       }
     };
@@ -169,15 +181,16 @@ export async function hostileBench(options: {
       exportsRefused: 0,
       signIns: 0,
       signInsThrottled: 0,
+      answers: [] as string[],
     };
     const documents = abusiveDocuments();
     /** Starts the noisy tenant; the returned function stops it and lets go of what it holds. */
-    const abuse = () => {
+    const abuse = (kinds: readonly AbuseKind[] = KINDS) => {
       let running = true;
       const stalled: ReadableStreamDefaultReader<Uint8Array>[] = [];
       const loops: Promise<void>[] = [];
       // Abusive documents from 3 loops, closed loop.
-      for (let l = 0; l < 3; l++)
+      for (let l = 0; l < (kinds.includes('documents') ? 3 : 0); l++)
         loops.push(
           (async () => {
             for (let i = l; running; i++) {
@@ -188,11 +201,14 @@ export async function hostileBench(options: {
               hostile.documents++;
               if (r && r.status === 200 && !r.body.errors) hostile.documentsServed++;
               else hostile.documentsRefused++;
+              const k = i % documents.length;
+              hostile.answers[k] ??=
+                `${r?.status ?? 'no answer'} ${r?.body.errors?.[0]?.message?.slice(0, 80) ?? 'served'}`;
             }
           })(),
         );
       // Sign-in bursts from 3 loops.
-      for (let l = 0; l < 3; l++)
+      for (let l = 0; l < (kinds.includes('signIns') ? 3 : 0); l++)
         loops.push(
           (async () => {
             while (running) {
@@ -205,19 +221,22 @@ export async function hostileBench(options: {
       // Downloads started and never read past the first chunk, up to 6 at once.
       loops.push(
         (async () => {
-          while (running) {
+          while (running && kinds.includes('downloads')) {
             if (stalled.length < 6) {
               const r = await noisy.post(EXPORT_LINK).catch(() => null);
               const url = r?.body.data?.assetProfiles?.byId?.assetsExport?.csvFileDownloadUrl;
               if (url) {
-                const download = await fetch(url, { headers: noisy.headers }).catch(() => null);
+                const download = await fetch(local(url), { headers: noisy.headers }).catch(() => null);
                 if (download?.ok && download.body) {
                   const reader = download.body.getReader();
                   await reader.read().catch(() => {});
                   stalled.push(reader);
                   hostile.exportsStalled++;
                 } else {
-                  await download?.body?.cancel().catch(() => {});
+                  if (download)
+                    hostile.answers[documents.length] ??=
+                      `download ${download.status}: ${(await download.text().catch(() => '')).slice(0, 80)}`;
+                  else hostile.answers[documents.length] ??= 'download: no answer';
                   hostile.exportsRefused++;
                 }
               }
@@ -248,6 +267,14 @@ export async function hostileBench(options: {
       abused.push(await sample({ request: normal, seconds, rate }));
       await stop();
     }
+    const byKind = {} as Record<AbuseKind, number>;
+    for (const kind of KINDS) {
+      step(`beside ${kind} alone`);
+      const stop = abuse([kind]);
+      await new Promise((r) => setTimeout(r, 1_000));
+      byKind[kind] = (await sample({ request: normal, seconds, rate })).p95;
+      await stop();
+    }
     const health = await fetch(`${server.url}/healthz`).then(
       (r) => r.ok,
       () => false,
@@ -272,6 +299,7 @@ export async function hostileBench(options: {
       baseline,
       abused: during,
       ratio,
+      byKind,
       errors,
       errorSamples,
       hostile,
@@ -321,9 +349,11 @@ export function hostileMarkdown(r: HostileBenchResult): string {
     `| alone | ${ms(r.baseline.p50)} | ${ms(r.baseline.p95)} | ${ms(r.baseline.p99)} | ${r.baseline.requests} |`,
     `| beside the noisy tenant | ${ms(r.abused.p50)} | ${ms(r.abused.p95)} | ${ms(r.abused.p99)} | ${r.abused.requests} |`,
     '',
+    `Beside one kind of abuse at a time, the calm tenant's p95: abusive documents ${ms(r.byKind.documents)} ms, stalled downloads ${ms(r.byKind.downloads)} ms, sign-in bursts ${ms(r.byKind.signIns)} ms.`,
+    '',
     `p95 ratio ${r.ratio.toFixed(2)} (target ≤ 2), calm-tenant errors ${r.errors}${r.errorSamples.length ? ` (${r.errorSamples.join('; ')})` : ''}, server restarted: ${r.restarted ? 'yes' : 'no'} → ${r.withinTarget ? 'within target' : '**outside target**'}.`,
     '',
-    `Noisy tenant: ${h.documents} abusive documents (${h.documentsRefused} refused, ${h.documentsServed} served), ${h.exportsStalled} downloads stalled and ${h.exportsRefused} refused (503), ${h.signIns} sign-ins (${h.signInsThrottled} throttled).`,
+    `Noisy tenant: ${h.documents} abusive documents (${h.documentsRefused} refused, ${h.documentsServed} served), ${h.exportsStalled} downloads stalled and ${h.exportsRefused} refused, ${h.signIns} sign-ins (${h.signInsThrottled} throttled). First answers: ${h.answers.map((a, i) => `${i + 1}. ${a}`).join('; ')}.`,
     '',
   ].join('\n');
 }
