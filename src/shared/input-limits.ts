@@ -19,15 +19,19 @@ function refusal(message: string, maximum: number): GraphQLError {
   });
 }
 
-/** Why `value` may not be an argument, or null: too long, or holding U+0000 (no text column can). */
+/**
+ * Why `value` may not be an argument, or null: too long, holding U+0000 (no text column can), or
+ * a lone surrogate (not Unicode: PostgreSQL's JSON parser refuses its `\ud800` escape).
+ */
 function problem(value: string, maximum: number): string | null {
   if (value.length > maximum) return `has ${value.length} characters; at most ${maximum} are allowed`;
   if (value.includes('\u0000')) return 'contains the NUL character (U+0000), which is not allowed';
+  if (!value.isWellFormed()) return 'is not well-formed Unicode (it has a lone surrogate)';
   return null;
 }
 
 /**
- * The first string in an operation's arguments that is too long or holds U+0000, as a client
+ * The first string in an operation's arguments that is too long, holds U+0000 or is not Unicode, as a client
  * error, or null. It looks at every string literal of the document (arguments, input objects and
  * lists, directive arguments, JSON literals) and every string anywhere in `variables` (object keys
  * too), before anything is coerced or resolved, so no resolver and no query ever sees one.

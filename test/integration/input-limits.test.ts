@@ -135,12 +135,18 @@ describe('any string argument', () => {
     );
   });
 
-  it('refuses the NUL character, which no text column can hold', async () => {
+  it('refuses the NUL character and lone surrogates, which the database cannot take', async () => {
     const session = { 'x-svc-sessionid': await t.sessionFor('dee', 'acme') };
     const r = await t.graphql(CREATE, { i: { displayName: 'a\u0000b' } }, session);
     expect(r.status).toBe(400);
     expect(r.body.errors![0]!.message).toBe(
       'The variable $i.displayName contains the NUL character (U+0000), which is not allowed.',
+    );
+    // A lone surrogate is no Unicode: PostgreSQL's JSON parser would fail on it as a server error.
+    const lone = await t.graphql(CREATE, { i: { displayName: 'ok', description: 'a\ud800' } }, session);
+    expect(lone.status).toBe(400);
+    expect(lone.body.errors![0]!.message).toBe(
+      'The variable $i.description is not well-formed Unicode (it has a lone surrogate).',
     );
   });
 

@@ -176,6 +176,11 @@ describe('validateFilter', () => {
       ],
       [{ ids: ['ok', 'a\u0000b'] }, 'filter.ids[1]: must not contain the NUL'],
       [
+        { property: { name: 'name', equals: 'a\ud800' } },
+        'filter.property.equals: must be well-formed Unicode',
+      ],
+      [{ property: { name: 'tags', in: ['\udc00'] } }, 'filter.property.in[0]: must be well-formed Unicode'],
+      [
         { property: { name: 'tags', equals: { ['k\u0000']: 1 } } },
         'filter.property.equals: must not contain the NUL',
       ],

@@ -99,13 +99,15 @@ function countNode(nodes: { count: number }, path: string, n = 1) {
 }
 
 /**
- * A string the database takes as text: bounded, and without U+0000, which PostgreSQL's text
- * and jsonb cannot hold (it would otherwise fail the query as a server error).
+ * A string the database takes as text: bounded, without U+0000, which PostgreSQL's text and
+ * jsonb cannot hold, and without a lone surrogate, whose JSON escape jsonb refuses (either would
+ * otherwise fail the query as a server error).
  */
 function checkString(v: string, path: string): void {
   if (v.length > MAX_FILTER_STRING_LENGTH)
     fail(path, `must have at most ${MAX_FILTER_STRING_LENGTH} characters`);
   if (v.includes('\u0000')) fail(path, 'must not contain the NUL character (U+0000)');
+  if (!v.isWellFormed()) fail(path, 'must be well-formed Unicode (no lone surrogate)');
 }
 
 /** The words `search` matches, as compile.ts and evaluate.ts split them. */
