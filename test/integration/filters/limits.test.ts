@@ -96,6 +96,19 @@ describe('filter limits through the API', () => {
     });
   });
 
+  it('bounds a saved filter’s description', async () => {
+    const input = (description: string) => ({
+      input: { id: 'described', displayName: 'D', description, profile: 'well', subProfiles: [] },
+    });
+    const long = await t.graphql<any>(CREATE, input('d'.repeat(20_001)), demo);
+    expect(long.body.data.createAssetFilter).toEqual({
+      errors: [{ type: 'INVALID_INPUT', message: 'description may have at most 20000 characters.' }],
+      assetFilter: null,
+    });
+    const ok = await t.graphql<any>(CREATE, input('d'.repeat(20_000)), demo);
+    expect(ok.body.data.createAssetFilter).toEqual({ errors: [], assetFilter: { id: 'described' } });
+  });
+
   it('serves a filter at the limit', async () => {
     const all = await t.database.db
       .selectFrom('assets')
