@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { type AssetsBenchResult, assetsBench, assetsMarkdown } from './assets.ts';
 import { type AuthBenchResult, authBench, authMarkdown } from './auth.ts';
 import { exportsBench, exportsMarkdown } from './exports.ts';
+import { type HostileBenchResult, hostileBench, hostileMarkdown } from './hostile.ts';
 import { cpus } from './lib.ts';
 import { peersChart } from './peers/chart.ts';
 import { type PeersResult, peersBench, peersMarkdown } from './peers.ts';
@@ -83,6 +84,13 @@ if (wanted('exports')) {
   sections.push(exportsMarkdown(r));
 }
 
+if (wanted('hostile')) {
+  process.stderr.write('bench: hostile…\n');
+  const r = await hostileBench({ quick, smoke });
+  results.hostile = r;
+  sections.push(hostileMarkdown(r));
+}
+
 if (wanted('peers')) {
   process.stderr.write('bench: peers…\n');
   const r = await peersBench({ quick, smoke });
@@ -115,6 +123,7 @@ const markdown: Record<string, (r: never) => string> = {
   auth: authMarkdown,
   assets: assetsMarkdown,
   exports: exportsMarkdown,
+  hostile: hostileMarkdown,
   soak: soakMarkdown,
 };
 writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
@@ -145,6 +154,14 @@ function smokeProblems(r: typeof results): string[] {
   const assets = r.assets as AssetsBenchResult | undefined;
   for (const [shape, s] of Object.entries(assets?.shapes ?? {}))
     if (s.failures) problems.push(`assets ${shape}: ${s.failures} failed requests`);
+  const hostile = r.hostile as HostileBenchResult | undefined;
+  if (hostile?.errors)
+    problems.push(
+      `hostile: ${hostile.errors} failed requests of the calm tenant: ${hostile.errorSamples.join('; ')}`,
+    );
+  if (hostile?.restarted) problems.push('hostile: the server did not survive the noisy tenant');
+  if (hostile && (hostile.hostile.documents === 0 || hostile.hostile.signIns === 0))
+    problems.push(`hostile: the noisy tenant sent nothing (${JSON.stringify(hostile.hostile)})`);
   const peers = r.peers as PeersResult | undefined;
   if (peers?.skipped) problems.push(`peers skipped: ${peers.skipped}`);
   for (const [system, cells] of Object.entries(peers?.cells ?? {}))

@@ -154,6 +154,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the string limit, 100 000 characters unless told', () => {
+    expect(loadConfig({}, {}).maxStringLength).toBe(100_000);
+    expect(loadConfig({}, { ASSETQL_MAX_STRING_LENGTH: '5000' }).maxStringLength).toBe(5000);
+    for (const bad of ['0', '-1', '1.5', 'lots', '100000001'])
+      expect(() => loadConfig({}, { ASSETQL_MAX_STRING_LENGTH: bad }), bad).toThrow(
+        /ASSETQL_MAX_STRING_LENGTH: must be a number of characters from 1 to 100000000/,
+      );
+  });
+
   it('reads subgraph URLs for the gateway', () => {
     const c = loadConfig({}, { ASSETQL_SUBGRAPH_ASSETS_URL: 'http://a:4001/graphql' });
     expect(c.subgraphUrls).toEqual({ assets: 'http://a:4001/graphql' });

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { MAX_TRUSTED_HOPS } from '../shared/client-address.ts';
+import { DEFAULT_MAX_STRING_LENGTH } from '../shared/input-limits.ts';
 
 /** The three deployment environments the spec names (§1.6); each has its own `{base_url}`. */
 export const ENVIRONMENTS = ['demo', 'staging', 'production'] as const;
@@ -198,6 +199,16 @@ const schema = z
       .min(1, { error: 'must be a number of milliseconds from 1 to 3600000' })
       .max(3_600_000, { error: 'must be a number of milliseconds from 1 to 3600000' })
       .default(30_000),
+    /**
+     * `ASSETQL_MAX_STRING_LENGTH`: the longest string any argument or input field may carry, at
+     * the gateway and in every subgraph (docs/security.md) @default 100000
+     */
+    maxStringLength: z.coerce
+      .number({ error: 'must be a number of characters from 1 to 100000000' })
+      .int({ error: 'must be a number of characters from 1 to 100000000' })
+      .min(1, { error: 'must be a number of characters from 1 to 100000000' })
+      .max(100_000_000, { error: 'must be a number of characters from 1 to 100000000' })
+      .default(DEFAULT_MAX_STRING_LENGTH),
     /** `ASSETQL_INTROSPECTION`: answer introspection queries @default true, false in production */
     introspection: z.boolean().optional(),
     /**
@@ -371,6 +382,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
       : undefined,
     statementTimeoutMs: env.ASSETQL_STATEMENT_TIMEOUT_MS,
     upstreamTimeoutMs: env.ASSETQL_UPSTREAM_TIMEOUT_MS,
+    maxStringLength: env.ASSETQL_MAX_STRING_LENGTH,
     introspection: bool(env.ASSETQL_INTROSPECTION),
     directExecution: bool(env.ASSETQL_DIRECT_EXECUTION),
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
@@ -463,6 +475,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   exportLimits: 'ASSETQL_EXPORT_LIMITS',
   statementTimeoutMs: 'ASSETQL_STATEMENT_TIMEOUT_MS',
   upstreamTimeoutMs: 'ASSETQL_UPSTREAM_TIMEOUT_MS',
+  maxStringLength: 'ASSETQL_MAX_STRING_LENGTH',
   introspection: 'ASSETQL_INTROSPECTION',
   directExecution: 'ASSETQL_DIRECT_EXECUTION',
 };

@@ -3,6 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
+import { useRequestErrorStatus } from '../shared/request-error-status.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { corsPolicy } from './cors.ts';
@@ -12,6 +13,7 @@ import { useCsrf } from './plugins/use-csrf.ts';
 import { inProcessSubgraph, remoteSubgraph, useDirectExecution } from './plugins/use-direct-execution.ts';
 import { demandControl, useDocumentLimits } from './plugins/use-document-limits.ts';
 import { type InProcessFetch, useInProcessFetch } from './plugins/use-in-process-fetch.ts';
+import { useInputLimits } from './plugins/use-input-limits.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
@@ -33,6 +35,7 @@ export interface GatewayOptions {
     | 'corsOrigins'
     | 'documentLimits'
     | 'exportLimits'
+    | 'maxStringLength'
     | 'introspection'
     | 'directExecution'
     | 'upstreamTimeoutMs'
@@ -94,6 +97,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     useCorrelationId(),
     useSecurityHeaders({ noStore: GRAPHQL_PATH }),
     useMaskedErrors({ log }),
+    useRequestErrorStatus() as Plugin,
     useRoutes({
       graphqlPath: GRAPHQL_PATH,
       explorerPath: EXPLORER_PATH,
@@ -108,6 +112,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ),
     }),
     ...useDocumentLimits(documentLimits, introspection),
+    useInputLimits(config.maxStringLength),
     useCsrf(),
     sessionIdentity,
     ...(config.directExecution

@@ -93,7 +93,11 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     log,
     clock,
     forwarded,
-    requestLimits: { documentLimits: config.documentLimits, introspection: config.introspection },
+    requestLimits: {
+      documentLimits: config.documentLimits,
+      introspection: config.introspection,
+      maxStringLength: config.maxStringLength,
+    },
   };
 
   const closers: (() => void | Promise<void>)[] = [];

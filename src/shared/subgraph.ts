@@ -5,8 +5,13 @@ import {
   type ExecutionResult,
   execute,
   GraphQLError,
+  type GraphQLInputType,
   type GraphQLSchema,
+  getNamedType,
+  getOperationAST,
+  isInputObjectType,
   parse,
+  typeFromAST,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
@@ -26,8 +31,10 @@ import {
   REQUEST_ID_HEADER,
   type SessionResolution,
 } from './identity.ts';
+import { checkInputStrings, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-limits.ts';
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
+import { useRequestErrorStatus } from './request-error-status.ts';
 import { chargeFieldsResolved, ResponseBudget, stoppedResult } from './response-budget.ts';
 import { changesSession, presentedSession } from './session-cookies.ts';
 
@@ -68,11 +75,14 @@ export interface RequestLimits {
   documentLimits: DocumentLimits;
   /** Answer `__schema`/`__type`; `_service { sdl }` and `_entities` work either way. */
   introspection: boolean;
+  /** The longest string argument or input field (`ASSETQL_MAX_STRING_LENGTH`, docs/security.md). */
+  maxStringLength: number;
 }
 
 const DEFAULT_REQUEST_LIMITS: RequestLimits = {
   documentLimits: DEFAULT_DOCUMENT_LIMITS,
   introspection: true,
+  maxStringLength: DEFAULT_MAX_STRING_LENGTH,
 };
 
 export interface SubgraphOptions<C> {
@@ -91,7 +101,7 @@ export interface SubgraphOptions<C> {
   extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
-  /** @default DEFAULT_DOCUMENT_LIMITS, introspection on */
+  /** @default DEFAULT_DOCUMENT_LIMITS, introspection on, DEFAULT_MAX_STRING_LENGTH */
   limits?: RequestLimits;
 }
 
@@ -152,7 +162,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
   });
   // Every object a request resolves is counted against its budget (shared/response-budget.ts).
   chargeFieldsResolved(schema);
-  const { documentLimits, introspection } = options.limits ?? DEFAULT_REQUEST_LIMITS;
+  const { documentLimits, introspection, maxStringLength } = options.limits ?? DEFAULT_REQUEST_LIMITS;
   const log = options.log.child({ subgraph: options.name });
   const pendingHeaders = new WeakMap<Request, Headers>();
   const mask = (error: unknown) => maskError(error, log, 'unexpected error in resolver');
@@ -168,11 +178,27 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     const key = operationName ?? '';
     let query = byName.get(key);
     if (query === undefined) {
-      const made = compileQuery(schema, document, operationName ?? undefined);
-      query = isCompiledQuery(made) ? made : null;
+      if (takesRecursiveInput(document, operationName)) {
+        query = null;
+      } else {
+        const made = compileQuery(schema, document, operationName ?? undefined);
+        query = isCompiledQuery(made) ? made : null;
+      }
       byName.set(key, query);
     }
     return query;
+  };
+  // graphql-jit unrolls the coercion of a recursive input type (AssetFilter: and, or, not,
+  // related) into code that grows exponentially: compiling one document with an `AssetFilter`
+  // variable took 12-16 s of CPU, and a client can send a new such document each time. Those
+  // run on graphql-js instead; what they gain from compiling is small beside their queries.
+  const recursive = recursiveInputTypes(schema);
+  const takesRecursiveInput = (document: DocumentNode, operationName: string | null | undefined) => {
+    const operation = getOperationAST(document, operationName);
+    return (operation?.variableDefinitions ?? []).some((v) => {
+      const type = typeFromAST(schema, v.type as never) as GraphQLInputType | undefined;
+      return type !== undefined && recursive.has(getNamedType(type).name);
+    });
   };
   const baseContext = (identity: Identity, requestId: string): BaseContext => ({
     identity,
@@ -239,6 +265,8 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
           if (stopped && !(Symbol.asyncIterator in Object(result))) setResult(stopped);
         },
       },
+      useInputLimits(maxStringLength),
+      useRequestErrorStatus(),
       {
         async onRequest({ request, url, endResponse }) {
           if (url.pathname === '/healthz') {
@@ -284,6 +312,8 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     handle: (request, remoteAddress) => yoga.fetch(request, { remoteAddress }),
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
+      const refused = checkInputStrings(operation.document, operation.variableValues, maxStringLength);
+      if (refused) return { result: { errors: [refused] }, responseHeaders: base.responseHeaders };
       let result: ExecutionResult;
       // Priced here too: the gateway's demand control sees only the operations it plans.
       const cost = estimateCost(
@@ -321,6 +351,30 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       return { result, responseHeaders: base.responseHeaders };
     },
   };
+}
+
+/** The input object types from which a cycle of input types can be reached (a recursive filter). */
+export function recursiveInputTypes(schema: GraphQLSchema): Set<string> {
+  const result = new Set<string>();
+  const done = new Set<string>();
+  const onPath = new Set<string>();
+  // Depth-first; a type reaches a cycle when a field's type is on the path, or reaches one.
+  const visit = (name: string): boolean => {
+    if (onPath.has(name)) return true;
+    if (done.has(name)) return result.has(name);
+    const type = schema.getType(name);
+    if (!isInputObjectType(type)) return false;
+    onPath.add(name);
+    let reaches = false;
+    for (const field of Object.values(type.getFields()))
+      if (visit(getNamedType(field.type).name)) reaches = true;
+    onPath.delete(name);
+    done.add(name);
+    if (reaches) result.add(name);
+    return reaches;
+  };
+  for (const name of Object.keys(schema.getTypeMap())) visit(name);
+  return result;
 }
 
 /** Context factories take the HTTP request; executed in process there is none to read. */

@@ -21,7 +21,14 @@ describe('the benchmarks’ smoke run', () => {
       .flatMap((f) =>
         [...read(`bench/${f}`).matchAll(/^export async function (\w+Bench)\(/gm)].map((m) => m[1]!),
       );
-    expect(scenarios.sort()).toEqual(['assetsBench', 'authBench', 'exportsBench', 'peersBench', 'soakBench']);
+    expect(scenarios.sort()).toEqual([
+      'assetsBench',
+      'authBench',
+      'exportsBench',
+      'hostileBench',
+      'peersBench',
+      'soakBench',
+    ]);
     const run = read('bench/run.ts');
     for (const name of scenarios)
       expect(run, name).toMatch(new RegExp(`await ${name}\\(\\{ quick, smoke \\}\\)`));

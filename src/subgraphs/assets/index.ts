@@ -31,7 +31,7 @@ export interface AssetsDeps {
    * downloads (@default DEFAULT_EXPORT_LIMITS).
    */
   exports: { baseUrl: string; key: Uint8Array; limits?: Partial<ExportLimits> };
-  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  /** The document limits, cost model, introspection rule and string limit of every request @default the defaults */
   requestLimits?: RequestLimits;
 }
 

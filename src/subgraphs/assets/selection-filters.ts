@@ -87,6 +87,13 @@ export interface CreateFilter {
   subProfiles: SubProfileInput[];
 }
 
+/** The longest description of a saved filter, as of an issue (docs/security.md "Strings"). */
+export const MAX_FILTER_DESCRIPTION = 20_000;
+const DESCRIPTION_TOO_LONG = fail(
+  'INVALID_INPUT',
+  `description may have at most ${MAX_FILTER_DESCRIPTION} characters.`,
+);
+
 /** createAssetFilter: a taken id is DUPLICATE_ID (spec §7.3) and nothing changes. */
 export async function createSelectionFilter(
   db: Kysely<Tables>,
@@ -98,6 +105,7 @@ export async function createSelectionFilter(
   if (!PLAIN_ID.test(input.id)) return fail('INVALID_INPUT', PLAIN_ID_RULE);
   const name = input.displayName.trim();
   if (!name || name.length > 500) return fail('INVALID_INPUT', 'displayName must have 1 to 500 characters.');
+  if ((input.description?.length ?? 0) > MAX_FILTER_DESCRIPTION) return DESCRIPTION_TOO_LONG;
   const profile = profiles(input.profile);
   if (!profile) return fail('NOT_FOUND', `There is no profile ${input.profile}.`);
   const check = validateFilter(input.filter ?? null, profile, profiles);
@@ -165,6 +173,7 @@ export async function updateSelectionFilter(
         return fail('INVALID_INPUT', 'displayName must have 1 to 500 characters.');
       changes.display_name = name;
     }
+    if ((input.description?.length ?? 0) > MAX_FILTER_DESCRIPTION) return DESCRIPTION_TOO_LONG;
     if (input.description !== undefined) changes.description = input.description;
     if (input.filter !== undefined) {
       const check = validateFilter(input.filter, profile, profiles);

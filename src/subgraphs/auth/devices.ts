@@ -29,6 +29,17 @@ import { REAUTHENTICATE_FIRST, recentlyAuthenticated } from './sessions.ts';
 /** Longer than any key the service gives out: such a "key" names no device and is not looked up. */
 const MAX_PRESENTED_KEY = 200;
 
+/** The longest `deviceName` a sign-in may give, in characters (docs/security.md). */
+export const MAX_DEVICE_NAME_LENGTH = 200;
+
+/** Why a sign-in's `deviceName` is refused (INVALID_INPUT, before anything is looked up), or null. */
+export function deviceNameProblem(name: string | null | undefined): string | null {
+  if (name === null || name === undefined) return null;
+  return [...name].length > MAX_DEVICE_NAME_LENGTH
+    ? `deviceName may have at most ${MAX_DEVICE_NAME_LENGTH} characters.`
+    : null;
+}
+
 /** The device a sign-in is on, decided once, when the password (or the token) is right. */
 export interface SignInDevice {
   /** The user's device (its public key), or null for a new one. */

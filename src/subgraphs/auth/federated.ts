@@ -5,7 +5,7 @@ import type { Tables } from '../../storage/tables.ts';
 import { recordEvent } from './audit.ts';
 import type { SignInOptions } from './challenges.ts';
 import type { AuthCore } from './core.ts';
-import { identifyDevice } from './devices.ts';
+import { deviceNameProblem, identifyDevice } from './devices.ts';
 import { type AuthResult, INCORRECT_CREDENTIALS, USER_DISABLED } from './error-codes.ts';
 import { type OidcVerifier, TokenError } from './federated/oidc.ts';
 import {
@@ -32,6 +32,8 @@ export async function federatedSignIn(
 ): Promise<AuthResult<IssuedSession>> {
   if (!core.oidc.enabled)
     return fail('LOGIN_DISABLED', 'No identity provider is configured for federated sign-in.');
+  const badName = deviceNameProblem(opts.deviceName);
+  if (badName) return fail('INVALID_INPUT', badName);
   let verified: Awaited<ReturnType<OidcVerifier['verify']>>;
   try {
     verified = await core.oidc.verify(token);

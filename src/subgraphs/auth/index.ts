@@ -47,7 +47,7 @@ export interface AuthDeps {
   oidcIssuers?: readonly OidcIssuer[];
   /** When devices are remembered and for how long @default DEFAULT_DEVICE_POLICY */
   devices?: DevicePolicy;
-  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  /** The document limits, cost model, introspection rule and string limit of every request @default the defaults */
   requestLimits?: RequestLimits;
 }
 

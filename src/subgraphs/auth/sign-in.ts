@@ -1,10 +1,11 @@
+import { fail } from '../../shared/result.ts';
 import { recordEvent } from './audit.ts';
 import { BACKED_OFF, checkPassword } from './backoff.ts';
 import { nextStep, type SignInOptions } from './challenges.ts';
 import type { AuthCore } from './core.ts';
-import { identifyDevice } from './devices.ts';
+import { deviceNameProblem, identifyDevice } from './devices.ts';
 import { type AuthResult, INCORRECT_CREDENTIALS, USER_DISABLED } from './error-codes.ts';
-import { findUser } from './repository/users.ts';
+import { findUser, MAX_USERNAME_LENGTH } from './repository/users.ts';
 import type { IssuedSession } from './sessions.ts';
 
 export interface SignInRequest extends SignInOptions {
@@ -18,6 +19,11 @@ export interface SignInRequest extends SignInOptions {
  * a disabled user is told so only after a correct password.
  */
 export async function signIn(core: AuthCore, req: SignInRequest): Promise<AuthResult<IssuedSession>> {
+  // Input no account can match is refused as such, before any work (no name is that long).
+  if (req.loginUsername.length > MAX_USERNAME_LENGTH)
+    return fail('INVALID_INPUT', `loginUsername may have at most ${MAX_USERNAME_LENGTH} characters.`);
+  const badName = deviceNameProblem(req.deviceName);
+  if (badName) return fail('INVALID_INPUT', badName);
   const user = await findUser(core.db, req.loginUsername);
   const check = await checkPassword(core, user, req.loginUsername, req.password);
   if (check === 'backed_off') {

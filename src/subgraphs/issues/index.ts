@@ -18,7 +18,7 @@ export interface IssuesDeps {
   clock: Clock;
   /** Resolve sessions forwarded by another router @default none (docs/routers.md) */
   forwarded?: ForwardedSessions;
-  /** The document limits, cost model and introspection rule of every request @default the defaults */
+  /** The document limits, cost model, introspection rule and string limit of every request @default the defaults */
   requestLimits?: RequestLimits;
 }
 

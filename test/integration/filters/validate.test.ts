@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileFilter } from '../../../src/subgraphs/assets/filters/compile.ts';
 import { type AssetFilterInput, FilterError } from '../../../src/subgraphs/assets/filters/types.ts';
 import { validateFilter } from '../../../src/subgraphs/assets/filters/validate.ts';
-import { lookup, profile, useFilterDatabase } from './harness.ts';
+import { lookup, profile, sqlIds, useFilterDatabase } from './harness.ts';
 
 useFilterDatabase();
 
@@ -109,15 +109,110 @@ describe('validateFilter', () => {
     expect(validateFilter(related, profile('well'), lookup).ok).toBe(false);
   });
 
-  it('limits a filter to 200 nodes', () => {
+  it('limits a filter to 500 nodes', () => {
     const wide = (n: number): AssetFilterInput => ({ or: Array.from({ length: n }, () => ({})) });
-    expect(validateFilter(wide(198), profile('well'), lookup)).toEqual({ ok: true });
-    const result = validateFilter(wide(199), profile('well'), lookup);
+    expect(validateFilter(wide(498), profile('well'), lookup)).toEqual({ ok: true });
+    const result = validateFilter(wide(499), profile('well'), lookup);
     expect(result).toEqual({
       ok: false,
       type: 'INVALID_FILTER',
-      message: 'filter.or[198]: the filter has more than 200 nodes',
+      message: 'filter.or[498]: the filter has more than 500 nodes',
     });
+  });
+
+  it('counts every list item, search word and JSON value against the size', () => {
+    const refused = (f: AssetFilterInput) => validateFilter(f, profile('well'), lookup);
+    const tooBig = (path: string) => ({
+      ok: false,
+      type: 'INVALID_FILTER',
+      message: `${path}: the filter has more than 500 nodes`,
+    });
+    // The filter object and its condition are 2 nodes; 498 items fill it.
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `id-${i}`);
+    expect(refused({ ids: ids(498) })).toEqual({ ok: true });
+    expect(refused({ ids: ids(499) })).toEqual(tooBig('filter.ids'));
+    expect(refused({ ids: ids(100_000) })).toEqual(tooBig('filter.ids'));
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `n${i}`);
+    expect(refused({ property: { name: 'name', in: names(498) } })).toEqual({ ok: true });
+    expect(refused({ property: { name: 'name', in: names(499) } })).toEqual(tooBig('filter.property.in'));
+    // 16 search words in each of 31 `and` items: 1 + 1 + 31 × (1 + 1 + 16) = 560 nodes.
+    const searches = Array.from({ length: 31 }, () => ({ search: names(16).join(' ') }));
+    expect(refused({ and: searches }).ok).toBe(false);
+    // A JSON operand counts every value inside it.
+    expect(refused({ property: { name: 'tags', equals: names(499) } })).toEqual(
+      tooBig('filter.property.equals'),
+    );
+    expect(refused({ property: { name: 'tags', equals: names(498) } })).toEqual({ ok: true });
+    expect(refused({ property: { name: 'tags', equals: { a: [names(497)] } } }).ok).toBe(false);
+    // bbox is 4 numbers: 1 + 1 + 4 + 1 + 493 = 500.
+    expect(refused({ geometry: { bbox: [0, 0, 1, 1] }, ids: ids(493) })).toEqual({ ok: true });
+    expect(refused({ geometry: { bbox: [0, 0, 1, 1] }, ids: ids(494) }).ok).toBe(false);
+  });
+
+  it('bounds search words, strings and dates, so that the database never refuses a filter', () => {
+    const check = (f: AssetFilterInput) => validateFilter(f, profile('well'), lookup);
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+    expect(check({ search: words(32) })).toEqual({ ok: true });
+    expect(check({ search: words(33) })).toEqual({
+      ok: false,
+      type: 'INVALID_FILTER',
+      message: 'filter.search: may have at most 32 words, got 33',
+    });
+    const sixtyThousand = Array.from({ length: 60_000 }, () => 'a').join(' ');
+    expect(check({ search: sixtyThousand })).toEqual({
+      ok: false,
+      type: 'INVALID_FILTER',
+      message: 'filter.search: must have at most 1000 characters',
+    });
+    expect(check({ search: 'x'.repeat(1000) })).toEqual({ ok: true });
+    const cases: [AssetFilterInput, string][] = [
+      [
+        { property: { name: 'name', equals: 'x'.repeat(1001) } },
+        'filter.property.equals: must have at most 1000',
+      ],
+      [
+        { property: { name: 'name', contains: 'a\u0000' } },
+        'filter.property.contains: must not contain the NUL',
+      ],
+      [{ ids: ['ok', 'a\u0000b'] }, 'filter.ids[1]: must not contain the NUL'],
+      [
+        { property: { name: 'name', equals: 'a\ud800' } },
+        'filter.property.equals: must be well-formed Unicode',
+      ],
+      [{ property: { name: 'tags', in: ['\udc00'] } }, 'filter.property.in[0]: must be well-formed Unicode'],
+      [
+        { property: { name: 'tags', equals: { ['k\u0000']: 1 } } },
+        'filter.property.equals: must not contain the NUL',
+      ],
+      [
+        { modifiedAfter: '+275760-09-13T00:00:00.000Z' },
+        'filter.modifiedAfter: must lie within the years 1 to 9999',
+      ],
+      [
+        { modifiedBefore: new Date(-62198755200000) },
+        'filter.modifiedBefore: must lie within the years 1 to 9999',
+      ],
+    ];
+    for (const [filter, message] of cases) {
+      const result = check(filter);
+      expect(result.ok, message).toBe(false);
+      expect(!result.ok && result.message).toContain(message);
+    }
+  });
+
+  it('runs a filter at every limit in the database', async () => {
+    const long = (i: number) => `${i}`.padEnd(1000, 'x');
+    const atLimits: AssetFilterInput[] = [
+      { property: { name: 'name', in: Array.from({ length: 498 }, (_, i) => long(i)) } },
+      { ids: Array.from({ length: 498 }, (_, i) => long(i)) },
+      { search: Array.from({ length: 32 }, () => 'w').join(' ') },
+      { or: Array.from({ length: 249 }, (_, i) => ({ property: { name: 'depth', gt: i } })) },
+      { modifiedAfter: '0001-01-01T00:00:00.000Z', modifiedBefore: '9999-12-31T23:59:59.999Z' },
+    ];
+    for (const filter of atLimits) {
+      expect(validateFilter(filter, profile('well'), lookup)).toEqual({ ok: true });
+      await expect(sqlIds('well', filter)).resolves.toBeInstanceOf(Array);
+    }
   });
 
   it('accepts the examples of docs/schema.md §5', () => {

@@ -62,7 +62,7 @@ import {
   OPERATORS,
   type ProfileLookup,
 } from './types.ts';
-import { filterRelationship, propertyInfo, validateFilter } from './validate.ts';
+import { filterRelationship, propertyInfo, searchWords, validateFilter } from './validate.ts';
 
 export interface CompileContext {
   /** The profile of the assets the filter applies to. */
@@ -142,7 +142,7 @@ function compileNode(filter: AssetFilterInput, profile: EffectiveProfile, alias:
   if (given(filter.modifiedBefore))
     parts.push(sql`(${column(alias, 'modified_at')} < ${instant(filter.modifiedBefore)}::timestamptz)`);
   if (given(filter.search)) {
-    const words = filter.search.split(/\s+/).filter((w) => w !== '');
+    const words = searchWords(filter.search);
     parts.push(
       all(
         words.map(

@@ -63,10 +63,26 @@ export const OPERATORS = [
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
+/**
+ * The bounds on one filter (docs/schema.md §5, docs/security.md). They are part of the API, not
+ * settings: a selection filter or map layer saved under one deployment's bounds must stay valid
+ * on every other, so they are the same everywhere.
+ */
 /** The largest nesting of filter objects (`and`/`or` items, `not`, `related.some/none`). */
 export const MAX_FILTER_DEPTH = 8;
-/** The most nodes in one filter: each filter object and each condition set in one counts. */
-export const MAX_FILTER_NODES = 200;
+/**
+ * The most nodes in one filter. Each filter object, each condition set in one, and each item of
+ * every list counts one: `ids` and `in` items, `bbox` numbers, every value inside a JSON operand,
+ * and every word of `search`. So a filter's SQL, its bound parameters and its evaluation cost all
+ * grow at most linearly in this number.
+ */
+export const MAX_FILTER_NODES = 500;
+/** The most whitespace-separated words in one `search` (each is one ILIKE over the names). */
+export const MAX_SEARCH_WORDS = 32;
+/** The longest string anywhere in a filter (search, operands, ids, names), in UTF-16 code units. */
+export const MAX_FILTER_STRING_LENGTH = 1000;
+/** Dates in filters lie within these years, which every engine and format can represent. */
+export const FILTER_YEARS = { min: 1, max: 9999 } as const;
 
 /** Thrown by `compileFilter` for a filter `validateFilter` rejects; `message` names the path. */
 export class FilterError extends Error {

@@ -2,8 +2,11 @@ import { fail as failure, ok, type Result } from '../../../shared/result.ts';
 import type { EffectiveProfile, PropertyDefinition, RelationshipDefinition } from '../profiles/definition.ts';
 import {
   type AssetFilterInput,
+  FILTER_YEARS,
   MAX_FILTER_DEPTH,
   MAX_FILTER_NODES,
+  MAX_FILTER_STRING_LENGTH,
+  MAX_SEARCH_WORDS,
   OPERATORS,
   type Operator,
   type ProfileLookup,
@@ -58,7 +61,11 @@ class Invalid extends Error {}
  * Checks that `filter` fits `profile` before it is compiled or evaluated: known fields,
  * properties and relationships; operators that suit the property's type with operands of the
  * right JSON type; exactly one operator per property predicate; non-empty `in`; a valid bbox
- * and `near`; at most {@link MAX_FILTER_DEPTH} levels and {@link MAX_FILTER_NODES} nodes.
+ * and `near`; at most {@link MAX_FILTER_DEPTH} levels and {@link MAX_FILTER_NODES} nodes (list
+ * items and search words included), at most {@link MAX_SEARCH_WORDS} search words, strings of
+ * at most {@link MAX_FILTER_STRING_LENGTH} characters without NUL, dates within
+ * {@link FILTER_YEARS}. Whatever passes compiles to SQL the database accepts, so bad input is
+ * always this client error, never a database failure.
  * The message starts with the offending path, e.g. `filter.and[1].property.name: …`.
  */
 export function validateFilter(
@@ -86,9 +93,37 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-function countNode(nodes: { count: number }, path: string) {
-  nodes.count += 1;
+function countNode(nodes: { count: number }, path: string, n = 1) {
+  nodes.count += n;
   if (nodes.count > MAX_FILTER_NODES) fail(path, `the filter has more than ${MAX_FILTER_NODES} nodes`);
+}
+
+/**
+ * A string the database takes as text: bounded, without U+0000, which PostgreSQL's text and
+ * jsonb cannot hold, and without a lone surrogate, whose JSON escape jsonb refuses (either would
+ * otherwise fail the query as a server error).
+ */
+function checkString(v: string, path: string): void {
+  if (v.length > MAX_FILTER_STRING_LENGTH)
+    fail(path, `must have at most ${MAX_FILTER_STRING_LENGTH} characters`);
+  if (v.includes('\u0000')) fail(path, 'must not contain the NUL character (U+0000)');
+  if (!v.isWellFormed()) fail(path, 'must be well-formed Unicode (no lone surrogate)');
+}
+
+/** The words `search` matches, as compile.ts and evaluate.ts split them. */
+export function searchWords(search: string): string[] {
+  return search.split(/\s+/).filter((w) => w !== '');
+}
+
+/** An ISO 8601 date-time within {@link FILTER_YEARS}. */
+function checkInstant(value: unknown, path: string): void {
+  if (!(value instanceof Date || typeof value === 'string')) fail(path, 'must be an ISO 8601 date-time');
+  if (typeof value === 'string') checkString(value, path);
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) fail(path, 'must be an ISO 8601 date-time');
+  const year = at.getUTCFullYear();
+  if (year < FILTER_YEARS.min || year > FILTER_YEARS.max)
+    fail(path, `must lie within the years ${FILTER_YEARS.min} to ${FILTER_YEARS.max}`);
 }
 
 function checkFilter(
@@ -119,25 +154,33 @@ function checkFilter(
         checkFilter(value, profile, profiles, at, depth + 1, nodes);
         break;
       case 'ids':
-        if (!Array.isArray(value) || !value.every((id) => typeof id === 'string'))
-          fail(at, 'must be a list of ids');
+        if (!Array.isArray(value)) fail(at, 'must be a list of ids');
+        countNode(nodes, at, value.length);
+        value.forEach((id, i) => {
+          if (typeof id !== 'string') fail(`${at}[${i}]`, 'must be an id');
+          checkString(id, `${at}[${i}]`);
+        });
         break;
       case 'modifiedAfter':
       case 'modifiedBefore':
-        if (!(value instanceof Date || typeof value === 'string') || Number.isNaN(new Date(value).getTime()))
-          fail(at, 'must be an ISO 8601 date-time');
+        checkInstant(value, at);
         break;
-      case 'search':
+      case 'search': {
         if (typeof value !== 'string') fail(at, 'must be a string');
+        checkString(value, at);
+        const words = searchWords(value).length;
+        if (words > MAX_SEARCH_WORDS) fail(at, `may have at most ${MAX_SEARCH_WORDS} words, got ${words}`);
+        countNode(nodes, at, words);
         break;
+      }
       case 'isDeleted':
         if (typeof value !== 'boolean') fail(at, 'must be true or false');
         break;
       case 'property':
-        checkProperty(value, profile, at);
+        checkProperty(value, profile, at, nodes);
         break;
       case 'geometry':
-        checkGeometry(value, at);
+        checkGeometry(value, at, nodes);
         break;
       case 'related':
         checkRelated(value, profile, profiles, at, depth, nodes);
@@ -157,12 +200,18 @@ export function propertyInfo(
   return { type: defs[0]!.type, default: withDefault?.default };
 }
 
-function checkProperty(value: unknown, profile: EffectiveProfile, path: string): void {
+function checkProperty(
+  value: unknown,
+  profile: EffectiveProfile,
+  path: string,
+  nodes: { count: number },
+): void {
   if (!isObject(value)) fail(path, 'must be an AssetPropertyPredicate object');
   for (const key of Object.keys(value))
     if (!PREDICATE_FIELDS.has(key)) fail(`${path}.${key}`, 'is not an AssetPropertyPredicate field');
   const name = value.name;
   if (typeof name !== 'string') fail(`${path}.name`, 'must be a property name');
+  checkString(name, `${path}.name`);
   const info = propertyInfo(profile, name);
   if (!info) fail(`${path}.name`, `unknown property "${name}" on profile "${profile.profile}"`);
   const ops = OPERATORS.filter((op) => given(value[op]));
@@ -192,12 +241,14 @@ function checkProperty(value: unknown, profile: EffectiveProfile, path: string):
   }
   if (op === 'contains' || op === 'startsWith') {
     if (typeof operand !== 'string') fail(at, 'must be a string');
+    checkString(operand, at);
     return;
   }
-  const check = (v: unknown, where: string) => checkOperand(info.type, v, where);
+  const check = (v: unknown, where: string) => checkOperand(info.type, v, where, nodes);
   if (op === 'in') {
     if (!Array.isArray(operand)) fail(at, 'must be a list');
     if (operand.length === 0) fail(at, 'must not be empty');
+    countNode(nodes, at, operand.length);
     operand.forEach((v, i) => {
       check(v, `${at}[${i}]`);
     });
@@ -206,7 +257,7 @@ function checkProperty(value: unknown, profile: EffectiveProfile, path: string):
   }
 }
 
-function checkOperand(type: PropertyType, v: unknown, path: string): void {
+function checkOperand(type: PropertyType, v: unknown, path: string, nodes: { count: number }): void {
   switch (type) {
     case 'NUMBER':
     case 'INTEGER':
@@ -217,23 +268,45 @@ function checkOperand(type: PropertyType, v: unknown, path: string): void {
       return;
     case 'JSON':
       if (v === null || v === undefined) fail(path, 'must not be null');
-      if (!isJsonValue(v)) fail(path, 'must be a JSON value');
+      checkJsonValue(v, path, nodes);
       return;
     default:
       if (typeof v !== 'string') fail(path, `must be a string for a ${type} property`);
+      checkString(v, path);
   }
 }
 
-function isJsonValue(v: unknown): boolean {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
-  if (typeof v === 'number') return Number.isFinite(v);
-  if (Array.isArray(v)) return v.every(isJsonValue);
-  if (!isObject(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return (proto === Object.prototype || proto === null) && Object.values(v).every(isJsonValue);
+/**
+ * A JSON value whose every part counts as a node and whose every string (keys too) passes
+ * {@link checkString}. Iterative: the node limit bounds the walk, whatever the nesting.
+ */
+function checkJsonValue(root: unknown, path: string, nodes: { count: number }): void {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v === 'boolean') continue;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) fail(path, 'must be a JSON value');
+      continue;
+    }
+    if (typeof v === 'string') {
+      checkString(v, path);
+      continue;
+    }
+    let children: unknown[];
+    if (Array.isArray(v)) children = v;
+    else {
+      const proto = isObject(v) ? Object.getPrototypeOf(v) : undefined;
+      if (!isObject(v) || (proto !== Object.prototype && proto !== null)) fail(path, 'must be a JSON value');
+      for (const key of Object.keys(v)) checkString(key, path);
+      children = Object.values(v);
+    }
+    countNode(nodes, path, children.length);
+    stack.push(...children);
+  }
 }
 
-function checkGeometry(value: unknown, path: string): void {
+function checkGeometry(value: unknown, path: string, nodes: { count: number }): void {
   if (!isObject(value)) fail(path, 'must be an AssetGeometryPredicate object');
   for (const key of Object.keys(value))
     if (key !== 'bbox' && key !== 'near') fail(`${path}.${key}`, 'is not an AssetGeometryPredicate field');
@@ -243,6 +316,7 @@ function checkGeometry(value: unknown, path: string): void {
     const at = `${path}.bbox`;
     if (!Array.isArray(bbox) || bbox.length !== 4 || !bbox.every(isFiniteNumber))
       fail(at, 'must be 4 numbers [minLongitude, minLatitude, maxLongitude, maxLatitude]');
+    countNode(nodes, at, 4);
     const [minLon, minLat, maxLon, maxLat] = bbox as [number, number, number, number];
     if (minLon < -180 || maxLon > 180) fail(at, 'longitudes must lie in [-180, 180]');
     if (minLat < -90 || maxLat > 90) fail(at, 'latitudes must lie in [-90, 90]');
@@ -298,6 +372,7 @@ function checkRelated(
     if (key !== 'relationship' && key !== 'some' && key !== 'none')
       fail(`${path}.${key}`, 'is not an AssetRelatedPredicate field');
   if (typeof value.relationship !== 'string') fail(`${path}.relationship`, 'must be a relationship name');
+  checkString(value.relationship, `${path}.relationship`);
   const found = filterRelationship(profile, profiles, value.relationship);
   if ('error' in found) fail(`${path}.relationship`, found.error);
   if (!given(value.some) && !given(value.none)) fail(path, 'needs some or none');

@@ -27,9 +27,12 @@ export interface UserContact {
   phone: string | null;
 }
 
+/** The longest username (`assetql users add` allows no longer; sign-in refuses longer ones). */
+export const MAX_USERNAME_LENGTH = 128;
+
 /** The user a login name names, ignoring case (as sign-in does); names over 128 characters name no one. */
 export async function findUser(db: Db, loginUsername: string): Promise<UserRow | undefined> {
-  if (loginUsername.length === 0 || loginUsername.length > 128) return undefined;
+  if (loginUsername.length === 0 || loginUsername.length > MAX_USERNAME_LENGTH) return undefined;
   return db
     .selectFrom('users')
     .select([

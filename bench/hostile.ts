@@ -1,0 +1,359 @@
+import { readFileSync } from 'node:fs';
+import { graphql, median, type Sample, type Server, sample, startServer } from './lib.ts';
+
+export interface HostileBenchResult {
+  engine: string;
+  /** The normal tenant's paced rate (requests per second) and each phase's length (s). */
+  rate: number;
+  seconds: number;
+  rounds: number;
+  /** Wells of each tenant. */
+  normalAssets: number;
+  hostileAssets: number;
+  /** The normal tenant alone, and beside the hostile one: medians over the rounds (ms). */
+  baseline: { p50: number; p95: number; p99: number; requests: number };
+  abused: { p50: number; p95: number; p99: number; requests: number };
+  /** abused p95 / baseline p95. */
+  ratio: number;
+  /** The calm tenant's p95 (ms) beside one kind of abuse at a time (one phase each, last round). */
+  byKind: Record<AbuseKind, number>;
+  /** Failed requests of the normal tenant, over every phase. */
+  errors: number;
+  errorSamples: string[];
+  /** What the hostile tenant sent and how it was answered, over every round. */
+  hostile: {
+    documents: number;
+    documentsRefused: number;
+    documentsServed: number;
+    exportsStalled: number;
+    exportsRefused: number;
+    signIns: number;
+    signInsThrottled: number;
+    /** How each abusive document was answered the first time (status and first error). */
+    answers: string[];
+  };
+  /** The server process died or was replaced during the run. */
+  restarted: boolean;
+  /** ratio ≤ 2 and no error. */
+  withinTarget: boolean;
+  /** The machine's 1-minute load average at start and end, for the record (2 cores shared). */
+  load: { start: number; end: number };
+}
+
+type AbuseKind = 'documents' | 'downloads' | 'signIns';
+const KINDS: readonly AbuseKind[] = ['documents', 'downloads', 'signIns'];
+
+const NORMAL = 'calm';
+const HOSTILE = 'noisy';
+const PASSWORD = 'a bench password here';
+const ONLY = '["name", "status", "depth", "facilityId"]';
+
+const READS = [
+  `{ assets(profile: "well") { all(first: 20) { edges { node { id displayName properties(only: ${ONLY}) } } } } }`,
+  `{ assets(profile: "well") { all(first: 20, filter: { property: { name: "status", equals: "producing" } }) { edges { node { id properties(only: ${ONLY}) } } } } }`,
+  `{ session { authenticated username userGroup expiresAt } }`,
+  `{ assets(profile: "well") { all(first: 10, filter: { search: "well 1" }) { edges { node { id displayName } } } } }`,
+];
+const CREATE_ISSUE = `mutation($input: CreateIssueInput!) { createIssue(input: $input) { errors { type } issue { id } } }`;
+const EXPORT_LINK = `{ assetProfiles { byId(profile: "well") { assetsExport(properties: ["name", "status", "depth"]) { csvFileDownloadUrl(exportName: "bench") } } } }`;
+const signInAs = (username: string) =>
+  `mutation { signIn(input: { loginUsername: "${username}", password: "${PASSWORD}", clientApplicationType: EXPLORER }) { errors { type } session { authenticated } } }`;
+
+/** What the hostile tenant sends: the costliest documents the limits allow, and ones they refuse. */
+function abusiveDocuments(): { query: string; variables?: Record<string, unknown> }[] {
+  const words = Array.from({ length: 60_000 }, (_, i) => `w${i % 100}`).join(' ');
+  const inList = Array.from({ length: 20_000 }, (_, i) => `W-${i}`);
+  const nested = (n: number): string =>
+    n === 0
+      ? 'id'
+      : `id related(relationship: "facility") { ... on AssetRelationshipOne { asset { ${nested(n - 1)} } } }`;
+  return [
+    // Allowed, and as costly as allowed: a page of 1,000 wells with every property.
+    {
+      query: `{ assets(profile: "well") { all(first: 1000) { edges { node { id displayName properties } } } } }`,
+    },
+    // An expensive filter inside the bounds: 32 search words and a 498-item `in`.
+    {
+      query: `query($f: AssetFilter) { assets(profile: "well") { all(first: 1000, filter: $f) { edges { node { id } } } } }`,
+      variables: {
+        f: {
+          or: [
+            { search: Array.from({ length: 32 }, (_, i) => `w${i}`).join(' ') },
+            { property: { name: 'status', in: Array.from({ length: 400 }, (_, i) => `s${i}`) } },
+          ],
+        },
+      },
+    },
+    // Refused: too deep, an alias flood, a 60,000-word search, a 20,000-item `in`.
+    { query: `{ assets(profile: "well") { all(first: 5) { edges { node { ${nested(10)} } } } } }` },
+    { query: `{ ${Array.from({ length: 200 }, (_, i) => `a${i}: session { username }`).join(' ')} }` },
+    {
+      query: `query($f: AssetFilter) { assets(profile: "well") { all(filter: $f) { edges { node { id } } } } }`,
+      variables: { f: { search: words } },
+    },
+    {
+      query: `query($f: AssetFilter) { assets(profile: "well") { all(filter: $f) { edges { node { id } } } } }`,
+      variables: { f: { property: { name: 'status', in: inList } } },
+    },
+  ];
+}
+
+function loadAverage(): number {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Noisy neighbour: one tenant (`noisy`) sends abusive documents (the costliest the limits allow,
+ * and ones they refuse: too deep, alias floods, 60,000-word searches, 20,000-item `in` lists),
+ * starts CSV downloads and stops reading them, and signs in in bursts, while another (`calm`)
+ * sends the ordinary mix (pages, filtered pages, the session, an issue every 10 requests, an
+ * export every 25) at a fixed rate. Each round measures the calm tenant alone, then beside the
+ * noisy one; figures are medians over the rounds. Each tenant comes from its own address
+ * (`X-Forwarded-For` behind one trusted proxy), as two customers would.
+ */
+export async function hostileBench(options: {
+  quick: boolean;
+  smoke?: boolean;
+}): Promise<HostileBenchResult> {
+  const seconds = options.smoke ? 2 : options.quick ? 10 : 30;
+  const rounds = options.smoke ? 1 : options.quick ? 2 : 3;
+  const rate = options.smoke ? 5 : 20;
+  const normalAssets = options.smoke ? 200 : 2_000;
+  const hostileAssets = options.smoke ? 500 : options.quick ? 20_000 : 50_000;
+  const step = (what: string) => process.stderr.write(`bench: hostile: ${what}\n`);
+  const loadStart = loadAverage();
+  const server = await startServer({ ASSETQL_DEMO_DATA: 'false', ASSETQL_TRUST_PROXY: '1' });
+  const pid = server.child.pid;
+  try {
+    step(`generating ${normalAssets} + ${hostileAssets} wells`);
+    await server.cli(['demo', 'generate', '--assets', String(normalAssets), '--group', NORMAL]);
+    await server.cli(['demo', 'generate', '--assets', String(hostileAssets), '--group', HOSTILE]);
+    const calm = await tenant(server, `${NORMAL}-user`, NORMAL, '198.51.100.10');
+    const noisy = await tenant(server, `${HOSTILE}-user`, HOSTILE, '203.0.113.66');
+
+    // Links carry the configured public URL; the server listens on a port of its choosing.
+    const local = (url: string) => new URL(new URL(url).pathname, server.url);
+    const errorSamples: string[] = [];
+    let errors = 0;
+    const failed = (what: string) => {
+      errors++;
+      if (errorSamples.length < 5) errorSamples.push(what.slice(0, 300));
+    };
+    let counter = 0;
+    /** One request of the calm tenant's mix, as a Response `sample` reads (`{}` when it went well). */
+    const normal = async (): Promise<Response> => {
+      const i = ++counter;
+      try {
+        if (i % 25 === 5) {
+          const r = await calm.post(EXPORT_LINK);
+          const url = r.body.data?.assetProfiles?.byId?.assetsExport?.csvFileDownloadUrl;
+          if (!url) throw new Error(`no export link: ${JSON.stringify(r.body)}`);
+          const download = await fetch(local(url), {
+            headers: calm.headers,
+            signal: AbortSignal.timeout(30_000),
+          });
+          const text = await download.text();
+          if (!download.ok || text.split('\n').length < 2) throw new Error(`download ${download.status}`);
+        } else if (i % 10 === 0) {
+          const r = await calm.post(CREATE_ISSUE, { input: { displayName: `calm ${i}` } });
+          if (r.status !== 200 || r.body.errors || r.body.data?.createIssue?.errors?.length)
+            throw new Error(`${r.status} ${JSON.stringify(r.body)}`);
+        } else {
+          const r = await calm.post(READS[i % READS.length]!);
+          if (r.status !== 200 || r.body.errors) throw new Error(`${r.status} ${JSON.stringify(r.body)}`);
+        }
+        return Response.json({});
+      } catch (e) {
+        failed(`${String(e)}${(e as Error).cause ? ` (${String((e as Error).cause)})` : ''}`);
+        return Response.json({ errors: [String(e)] });
+      }
+    };
+
+    const hostile = {
+      documents: 0,
+      documentsRefused: 0,
+      documentsServed: 0,
+      exportsStalled: 0,
+      exportsRefused: 0,
+      signIns: 0,
+      signInsThrottled: 0,
+      answers: [] as string[],
+    };
+    const documents = abusiveDocuments();
+    /** Starts the noisy tenant; the returned function stops it and lets go of what it holds. */
+    const abuse = (kinds: readonly AbuseKind[] = KINDS) => {
+      let running = true;
+      const stalled: ReadableStreamDefaultReader<Uint8Array>[] = [];
+      const loops: Promise<void>[] = [];
+      // Abusive documents from 3 loops, closed loop.
+      for (let l = 0; l < (kinds.includes('documents') ? 3 : 0); l++)
+        loops.push(
+          (async () => {
+            for (let i = l; running; i++) {
+              const d = documents[i % documents.length]!;
+              // A new document text each time (a comment), so that no cache of parsed, validated
+              // or compiled documents spares the server any work.
+              const r = await noisy.post(`${d.query}\n# ${i}`, d.variables).catch(() => null);
+              hostile.documents++;
+              if (r && r.status === 200 && !r.body.errors) hostile.documentsServed++;
+              else hostile.documentsRefused++;
+              const k = i % documents.length;
+              hostile.answers[k] ??=
+                `${r?.status ?? 'no answer'} ${r?.body.errors?.[0]?.message?.slice(0, 80) ?? 'served'}`;
+            }
+          })(),
+        );
+      // Sign-in bursts from 3 loops.
+      for (let l = 0; l < (kinds.includes('signIns') ? 3 : 0); l++)
+        loops.push(
+          (async () => {
+            while (running) {
+              const r = await noisy.post(signInAs(noisy.username), {}, false).catch(() => null);
+              hostile.signIns++;
+              if (r?.body.data?.signIn?.errors?.[0]?.type === 'LIMIT_EXCEEDED') hostile.signInsThrottled++;
+            }
+          })(),
+        );
+      // Downloads started and never read past the first chunk, up to 6 at once.
+      loops.push(
+        (async () => {
+          while (running && kinds.includes('downloads')) {
+            if (stalled.length < 6) {
+              const r = await noisy.post(EXPORT_LINK).catch(() => null);
+              const url = r?.body.data?.assetProfiles?.byId?.assetsExport?.csvFileDownloadUrl;
+              if (url) {
+                const download = await fetch(local(url), { headers: noisy.headers }).catch(() => null);
+                if (download?.ok && download.body) {
+                  const reader = download.body.getReader();
+                  await reader.read().catch(() => {});
+                  stalled.push(reader);
+                  hostile.exportsStalled++;
+                } else {
+                  if (download)
+                    hostile.answers[documents.length] ??=
+                      `download ${download.status}: ${(await download.text().catch(() => '')).slice(0, 80)}`;
+                  else hostile.answers[documents.length] ??= 'download: no answer';
+                  hostile.exportsRefused++;
+                }
+              }
+            }
+            await new Promise((r) => setTimeout(r, 250));
+          }
+        })(),
+      );
+      return async () => {
+        running = false;
+        await Promise.all(loops);
+        await Promise.all(stalled.map((r) => r.cancel().catch(() => {})));
+      };
+    };
+
+    step('warming up');
+    await sample({ request: normal, seconds: Math.max(1, seconds / 3), rate });
+    errors = 0;
+    errorSamples.length = 0;
+    const baselines: Sample[] = [];
+    const abused: Sample[] = [];
+    for (let round = 0; round < rounds; round++) {
+      step(`round ${round + 1}/${rounds}: the calm tenant alone`);
+      baselines.push(await sample({ request: normal, seconds, rate }));
+      step(`round ${round + 1}/${rounds}: beside the noisy tenant`);
+      const stop = abuse();
+      await new Promise((r) => setTimeout(r, 1_000));
+      abused.push(await sample({ request: normal, seconds, rate }));
+      await stop();
+    }
+    const byKind = {} as Record<AbuseKind, number>;
+    for (const kind of KINDS) {
+      step(`beside ${kind} alone`);
+      const stop = abuse([kind]);
+      await new Promise((r) => setTimeout(r, 1_000));
+      byKind[kind] = (await sample({ request: normal, seconds, rate })).p95;
+      await stop();
+    }
+    const health = await fetch(`${server.url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    const restarted = server.child.exitCode !== null || server.child.pid !== pid || !health;
+    const summary = (s: Sample[]) => ({
+      p50: median(s.map((x) => x.p50)),
+      p95: median(s.map((x) => x.p95)),
+      p99: median(s.map((x) => x.p99)),
+      requests: s.reduce((n, x) => n + x.requests, 0),
+    });
+    const baseline = summary(baselines);
+    const during = summary(abused);
+    const ratio = during.p95 / baseline.p95;
+    return {
+      engine: process.env.DATABASE_URL ? 'postgres' : 'pglite',
+      rate,
+      seconds,
+      rounds,
+      normalAssets,
+      hostileAssets,
+      baseline,
+      abused: during,
+      ratio,
+      byKind,
+      errors,
+      errorSamples,
+      hostile,
+      restarted,
+      withinTarget: ratio <= 2 && errors === 0 && !restarted,
+      load: { start: loadStart, end: loadAverage() },
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+/** A tenant's user, signed in, coming from its own address. */
+async function tenant(server: Server, username: string, group: string, address: string) {
+  await server.cli(['users', 'add', username, '--group', group, '--password-stdin'], `${PASSWORD}\n`);
+  const from = { 'x-forwarded-for': address };
+  const signedIn = await graphql(server.url, signInAs(username), {}, from);
+  const sessionId = signedIn.headers.get('x-svc-sessionid');
+  if (!sessionId) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);
+  const headers = { ...from, 'x-svc-sessionid': sessionId };
+  return {
+    username,
+    headers,
+    async post(query: string, variables: Record<string, unknown> = {}, session = true) {
+      const r = await fetch(`${server.url}/api/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(session ? headers : from) },
+        body: JSON.stringify({ query, variables }),
+        signal: AbortSignal.timeout(60_000),
+      });
+      return { status: r.status, body: (await r.json().catch(() => ({}))) as any };
+    },
+  };
+}
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
+
+export function hostileMarkdown(r: HostileBenchResult): string {
+  const h = r.hostile;
+  return [
+    `## Noisy neighbour (${r.engine})`,
+    '',
+    `The calm tenant (${r.normalAssets} wells) at ${r.rate} requests/s, ${r.seconds} s per phase, ${r.rounds} round(s), medians; the noisy tenant (${r.hostileAssets} wells) beside it. Load average ${r.load.start.toFixed(1)} at start, ${r.load.end.toFixed(1)} at end (2 cores, shared).`,
+    '',
+    '| Calm tenant | p50 ms | p95 ms | p99 ms | requests |',
+    '|---|---|---|---|---|',
+    `| alone | ${ms(r.baseline.p50)} | ${ms(r.baseline.p95)} | ${ms(r.baseline.p99)} | ${r.baseline.requests} |`,
+    `| beside the noisy tenant | ${ms(r.abused.p50)} | ${ms(r.abused.p95)} | ${ms(r.abused.p99)} | ${r.abused.requests} |`,
+    '',
+    `Beside one kind of abuse at a time, the calm tenant's p95: abusive documents ${ms(r.byKind.documents)} ms, stalled downloads ${ms(r.byKind.downloads)} ms, sign-in bursts ${ms(r.byKind.signIns)} ms.`,
+    '',
+    `p95 ratio ${r.ratio.toFixed(2)} (target ≤ 2), calm-tenant errors ${r.errors}${r.errorSamples.length ? ` (${r.errorSamples.join('; ')})` : ''}, server restarted: ${r.restarted ? 'yes' : 'no'} → ${r.withinTarget ? 'within target' : '**outside target**'}.`,
+    '',
+    `Noisy tenant: ${h.documents} abusive documents (${h.documentsRefused} refused, ${h.documentsServed} served), ${h.exportsStalled} downloads stalled and ${h.exportsRefused} refused, ${h.signIns} sign-ins (${h.signInsThrottled} throttled). First answers: ${h.answers.map((a, i) => `${i + 1}. ${a}`).join('; ')}.`,
+    '',
+  ].join('\n');
+}
