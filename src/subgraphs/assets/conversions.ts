@@ -3,7 +3,7 @@ import { fail, ok, type Result } from '../../shared/result.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetErrorType } from './error-codes.ts';
 import type { ProfileLookup } from './filters/types.ts';
-import { savedObjectProfile } from './ids.ts';
+import { type SavedObjectInput, savedObjectProfile } from './ids.ts';
 import { valueFits } from './profiles/validate.ts';
 
 export interface PropertyMapping {
@@ -46,15 +46,11 @@ export async function putConversion(
   db: Kysely<Tables>,
   group: string,
   username: string,
-  input: {
-    profile: string;
-    id: string;
-    name?: string | null;
+  input: SavedObjectInput & {
     targetProfile: string;
     propertyMappings?: PropertyMapping[] | null;
     sourceRelationship?: string | null;
     deleteSource?: boolean | null;
-    delete?: boolean | null;
   },
   profiles: ProfileLookup,
 ): Promise<ConversionOutcome> {

@@ -4,7 +4,7 @@ import type { Tables } from '../../storage/tables.ts';
 import type { AssetErrorType } from './error-codes.ts';
 import type { AssetFilterInput, ProfileLookup } from './filters/types.ts';
 import { validateFilter } from './filters/validate.ts';
-import { PLAIN_ID, savedObjectProfile } from './ids.ts';
+import { PLAIN_ID, type SavedObjectInput, savedObjectProfile } from './ids.ts';
 import type { EffectiveProfile } from './profiles/definition.ts';
 
 /** Widgets sit on a 12-column grid, like ThingsBoard's and Grafana's dashboards. */
@@ -159,12 +159,8 @@ export async function putView(
   db: Kysely<Tables>,
   group: string,
   username: string,
-  input: {
-    profile: string;
-    id: string;
-    name?: string | null;
+  input: SavedObjectInput & {
     map?: MapInput | null;
-    delete?: boolean | null;
     expectedVersion?: number | null;
   },
   profiles: ProfileLookup,
