@@ -182,6 +182,32 @@ const schema = z
      * subgraph whole (executed in process, or sent as it is) instead of planning it @default true
      */
     directExecution: z.boolean().default(true),
+    /**
+     * `ASSETQL_METRICS_PORT`: serve Prometheus metrics at `/metrics` on this port, apart from the
+     * API (docs/operations.md#metrics) @default off: no metric is recorded and nothing is loaded
+     */
+    metricsPort: z.coerce
+      .number({ error: PORT_RANGE })
+      .int({ error: PORT_RANGE })
+      .min(0, { error: PORT_RANGE })
+      .max(65535, { error: PORT_RANGE })
+      .optional(),
+    /** `ASSETQL_METRICS_HOST`: the address the metrics port listens on @default '127.0.0.1' */
+    metricsHost: z.string().min(1).default('127.0.0.1'),
+    /**
+     * `ASSETQL_METRICS_MAX_OPERATIONS`: distinct operation names labelled in metrics; later ones
+     * are counted under `other`, so a client inventing names cannot grow the series @default 100
+     */
+    metricsMaxOperations: z.coerce
+      .number({ error: 'must be a number from 1 to 10000' })
+      .int({ error: 'must be a number from 1 to 10000' })
+      .min(1, { error: 'must be a number from 1 to 10000' })
+      .max(10_000, { error: 'must be a number from 1 to 10000' })
+      .default(100),
+    // Tracing is set by OpenTelemetry's own variables (docs/operations.md#traces), read before
+    // anything else loads (src/cli/bin.ts): `OTEL_EXPORTER_OTLP_ENDPOINT` turns it on;
+    // `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf` or `http/json`), `OTEL_SERVICE_NAME`,
+    // `OTEL_TRACES_SAMPLER`/`OTEL_TRACES_SAMPLER_ARG` and the others apply as the SDK defines them.
   })
   .superRefine((c, ctx) => {
     if (c.secret !== undefined && c.secret.length < MIN_SECRET_LENGTH) {
@@ -341,6 +367,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
       : undefined,
     introspection: bool(env.ASSETQL_INTROSPECTION),
     directExecution: bool(env.ASSETQL_DIRECT_EXECUTION),
+    metricsPort: env.ASSETQL_METRICS_PORT,
+    metricsHost: env.ASSETQL_METRICS_HOST,
+    metricsMaxOperations: env.ASSETQL_METRICS_MAX_OPERATIONS,
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
   };
   for (const k of Object.keys(out)) if (out[k] === undefined || out[k] === '') delete out[k];
@@ -431,6 +460,9 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   exportLimits: 'ASSETQL_EXPORT_LIMITS',
   introspection: 'ASSETQL_INTROSPECTION',
   directExecution: 'ASSETQL_DIRECT_EXECUTION',
+  metricsPort: 'ASSETQL_METRICS_PORT',
+  metricsHost: 'ASSETQL_METRICS_HOST',
+  metricsMaxOperations: 'ASSETQL_METRICS_MAX_OPERATIONS',
 };
 
 /** Settings whose given value an error may repeat (never a secret or a URL with a password). */

@@ -3,15 +3,22 @@ import type { Config } from '../config/index.ts';
 import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
+import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
 import { useCsrf } from './plugins/use-csrf.ts';
-import { inProcessSubgraph, remoteSubgraph, useDirectExecution } from './plugins/use-direct-execution.ts';
+import {
+  type DirectExecutionOptions,
+  inProcessSubgraph,
+  remoteSubgraph,
+  useDirectExecution,
+} from './plugins/use-direct-execution.ts';
 import { useDocumentLimits } from './plugins/use-document-limits.ts';
 import { type InProcessFetch, useInProcessFetch } from './plugins/use-in-process-fetch.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
+import { type MetricsContext, useMetrics } from './plugins/use-metrics.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
@@ -50,6 +57,13 @@ export interface GatewayOptions {
   log: Logger;
   /** Answers `/readyz`: true when the database and every subgraph answer. */
   ready: () => Promise<boolean>;
+  /** Where requests are counted and timed; off unless given (docs/operations.md#metrics). */
+  metrics?: Metrics;
+  /** Tracing, when on (src/observability/tracing.ts): its plugins, and spans for direct execution. */
+  tracing?: {
+    plugins: readonly Plugin[];
+    traceSubgraphCall: NonNullable<DirectExecutionOptions['traceSubgraphCall']>;
+  };
 }
 
 export interface Gateway {
@@ -64,7 +78,7 @@ export interface Gateway {
 }
 
 /** What the plugins learn of a request; the runtime gets it as its server context. */
-type RequestContext = HttpContext & CorrelationContext & IdentityContext;
+type RequestContext = HttpContext & CorrelationContext & IdentityContext & MetricsContext;
 
 /**
  * The gateway: composes the subgraphs at start, and serves them through the Hive Gateway runtime
@@ -75,6 +89,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const { config, log } = options;
   const { documentLimits, introspection } = config;
   const inProcess = options.inProcess ?? new Map<string, InProcessFetch>();
+  const metrics = options.metrics ?? NO_METRICS;
 
   const sessionIdentity = useSessionIdentity({
     sessions: options.sessions,
@@ -85,12 +100,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
 
   // In this order, for every request (the HTTP hooks, outermost first) and for GraphQL ones (the
-  // runtime's hooks): the correlation id before anything can fail or log; failures answered
+  // runtime's hooks): the correlation id before anything can fail or log; tracing and metrics
+  // (when on) around all the rest, so that they see refusals too; failures answered
   // inside it and inside the headers every answer gets; the routes that are not GraphQL; then,
   // for GraphQL, the body limit before anything reads the body, CSRF before the session is
   // looked at, and the identity before the operation runs.
   const plugins = [
     useCorrelationId(),
+    ...(options.tracing?.plugins ?? []),
+    ...(options.metrics ? [useMetrics(options.metrics, GRAPHQL_PATH)] : []),
     useSecurityHeaders({ noStore: GRAPHQL_PATH }),
     useMaskedErrors({ log }),
     useRoutes({
@@ -106,7 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ),
       ),
     }),
-    ...useDocumentLimits(documentLimits, introspection),
+    ...useDocumentLimits(documentLimits, introspection, metrics),
     useCsrf(),
     sessionIdentity,
     ...(config.directExecution
@@ -117,6 +135,8 @@ export function createGateway(options: GatewayOptions): Gateway {
               return local ? inProcessSubgraph(local) : remoteSubgraph(definition);
             }),
             relayHeaders: sessionIdentity.relay,
+            metrics,
+            traceSubgraphCall: options.tracing?.traceSubgraphCall,
           }),
         ]
       : []),

@@ -2,9 +2,11 @@ import { sql } from 'kysely';
 import type { Config, SubgraphName } from '../config/index.ts';
 import type { SubgraphDefinition } from '../gateway/composition.ts';
 import { createGateway, type InProcessFetch } from '../gateway/gateway.ts';
+import { activeTracing } from '../observability/active.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { IdentitySigner } from '../shared/identity.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
+import type { Metrics } from '../shared/metrics.ts';
 import { deriveKey } from '../shared/secrets.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import type { SubgraphDescriptor } from '../shared/subgraph-descriptor.ts';
@@ -53,6 +55,8 @@ export interface AppOptions {
   migrate?: boolean;
   /** Per-address limits on sign-in and friends (tests lower them). */
   authLimits?: AuthLimits;
+  /** Where the process's metrics go (src/observability/prometheus.ts) @default off */
+  metrics?: Metrics;
 }
 
 export interface App {
@@ -81,7 +85,9 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     throw e;
   }
   const signer = new IdentitySigner(config.secret);
-  const deps = { db: database.db, signer, log, clock };
+  const metrics = options.metrics;
+  const tracing = activeTracing();
+  const deps = { db: database.db, signer, log, clock, metrics };
 
   const closers: (() => void | Promise<void>)[] = [];
 
@@ -186,15 +192,23 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       subgraphs,
       inProcess,
       local,
-      sessions: createSessionResolution({ db: database.db, clock }),
+      sessions: createSessionResolution({ db: database.db, clock, metrics }),
       signer,
       log,
       ready: async () => (await dbReady()) && (await subgraphReady()),
+      metrics,
+      tracing: tracing && {
+        plugins: tracing.gatewayPlugins(),
+        traceSubgraphCall: (name, run) => tracing.traceSubgraphCall(name, run),
+      },
     });
     handle = gateway.handle;
     supergraphSdl = gateway.supergraphSdl;
     closeRole = () => gateway.close();
   }
+
+  // A subgraph process continues the gateway's trace (the gateway's runtime does its own).
+  if (tracing && role.kind === 'subgraph') handle = tracing.traceRequests(handle, role.name);
 
   let closing: Promise<void> | undefined;
   return {

@@ -22,6 +22,7 @@ import {
 } from './identity.ts';
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
+import { type Metrics, NO_METRICS } from './metrics.ts';
 
 /** What every subgraph resolver gets, besides its own dependencies. */
 export interface BaseContext {
@@ -32,6 +33,8 @@ export interface BaseContext {
   clock: Clock;
   /** Headers to put on the subgraph's HTTP response (the gateway relays some of them). */
   responseHeaders: Headers;
+  /** Where resolvers count what the operator watches (sign-ins, refusals); off by default. */
+  metrics: Metrics;
 }
 
 export interface SubgraphOptions<C> {
@@ -43,6 +46,8 @@ export interface SubgraphOptions<C> {
   clock: Clock;
   /** Adds the subgraph's own dependencies to the base context. */
   extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
+  /** Where resolvers count what the operator watches @default NO_METRICS */
+  metrics?: Metrics;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
 }
@@ -119,12 +124,14 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     }
     return query;
   };
+  const metrics = options.metrics ?? NO_METRICS;
   const baseContext = (identity: Identity, requestId: string): BaseContext => ({
     identity,
     requestId,
     log: log.child({ requestId }),
     clock: options.clock,
     responseHeaders: new Headers(),
+    metrics,
   });
   const yoga = createYoga<Record<string, never>, C>({
     schema,

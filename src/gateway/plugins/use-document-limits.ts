@@ -1,6 +1,7 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { DocumentLimits } from '../../config/index.ts';
+import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
 import type { Plugin } from '../http.ts';
 
 /** The top-level `extensions.code` of every document or variables limit (docs/security.md). */
@@ -22,7 +23,7 @@ function limitError(limit: LimitName, maximum: number, message: string) {
  * instead of throwing, and this reports our error in its place: a validation error for the
  * rules that run in validation, a thrown one for the token count (which runs in the lexer).
  */
-function reject(limit: LimitName, maximum: number, describe: (found: string) => string) {
+function reject(limit: LimitName, maximum: number, describe: (found: string) => string, metrics: Metrics) {
   return {
     exposeLimits: true,
     propagateOnRejection: false,
@@ -30,6 +31,7 @@ function reject(limit: LimitName, maximum: number, describe: (found: string) => 
       (context: ValidationContext | null, error: GraphQLError) => {
         const found = /found (\d+)/.exec(error.message)?.[1] ?? 'more';
         const ours = limitError(limit, maximum, describe(found));
+        metrics.refusal('document_limit', limit);
         if (!context) throw ours;
         context.reportError(ours);
       },
@@ -44,7 +46,11 @@ function reject(limit: LimitName, maximum: number, describe: (found: string) => 
  * introspection is off; and `variables` too large or too deeply nested. Batches are bounded by
  * the runtime's `batching` option. The armor rules are plugins of their own, hence a list.
  */
-export function useDocumentLimits(limits: DocumentLimits, introspection: boolean): Plugin[] {
+export function useDocumentLimits(
+  limits: DocumentLimits,
+  introspection: boolean,
+  metrics: Metrics = NO_METRICS,
+): Plugin[] {
   const armor = new EnvelopArmor({
     // Without introspection, "Did you mean …?" would still spell the schema out field by field.
     blockFieldSuggestion: { enabled: !introspection },
@@ -54,6 +60,7 @@ export function useDocumentLimits(limits: DocumentLimits, introspection: boolean
         'maxTokens',
         limits.maxTokens,
         () => `The document has more than ${limits.maxTokens} tokens.`,
+        metrics,
       ),
     },
     maxDepth: {
@@ -64,6 +71,7 @@ export function useDocumentLimits(limits: DocumentLimits, introspection: boolean
         'maxDepth',
         limits.maxDepth,
         (found) => `The query is nested ${found} levels deep; at most ${limits.maxDepth} are allowed.`,
+        metrics,
       ),
     },
     maxAliases: {
@@ -72,6 +80,7 @@ export function useDocumentLimits(limits: DocumentLimits, introspection: boolean
         'maxAliases',
         limits.maxAliases,
         (found) => `The operation uses ${found} aliases; at most ${limits.maxAliases} are allowed.`,
+        metrics,
       ),
     },
     maxDirectives: {
@@ -80,6 +89,7 @@ export function useDocumentLimits(limits: DocumentLimits, introspection: boolean
         'maxDirectives',
         limits.maxDirectives,
         (found) => `The operation uses ${found} directives; at most ${limits.maxDirectives} are allowed.`,
+        metrics,
       ),
     },
     costLimit: {
@@ -91,6 +101,7 @@ export function useDocumentLimits(limits: DocumentLimits, introspection: boolean
         'maxCost',
         limits.maxCost,
         (found) => `The query costs ${found}; at most ${limits.maxCost} is allowed.`,
+        metrics,
       ),
     },
   });
@@ -99,11 +110,20 @@ export function useDocumentLimits(limits: DocumentLimits, introspection: boolean
     {
       async onHttpRequest(received, _context, next) {
         const request = await withBodyAtMost(received, limits.maxBodyBytes);
-        if (!request) return bodyTooLarge(limits.maxBodyBytes);
+        if (!request) {
+          metrics.refusal('document_limit', 'maxBodyBytes');
+          return bodyTooLarge(limits.maxBodyBytes);
+        }
         return withErrorBody(await next(request));
       },
       onParams({ params }) {
-        checkVariables(params.variables, limits);
+        try {
+          checkVariables(params.variables, limits);
+        } catch (e) {
+          const limit = (e as { extensions?: { limit?: string } }).extensions?.limit;
+          if (limit) metrics.refusal('document_limit', limit);
+          throw e;
+        }
       },
     },
   ];

@@ -4,6 +4,7 @@ import type { ExportLimits } from '../../config/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { AccountStanding, IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
+import type { Metrics } from '../../shared/metrics.ts';
 import { createSubgraph } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
@@ -22,6 +23,8 @@ export interface AssetsDeps {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
+  /** Where the subgraph counts what the operator watches @default NO_METRICS */
+  metrics?: Metrics;
   /** Auth's rule of a user's standing in a group: export links work only while their maker's holds. */
   standing: AccountStanding;
   /**
@@ -41,6 +44,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     clock: deps.clock,
     log: deps.log.child({ subgraph: 'assets' }),
     limits: deps.exports.limits,
+    metrics: deps.metrics,
   });
   return createSubgraph<AssetsContext>({
     name: 'assets',
@@ -49,6 +53,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    metrics: deps.metrics,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
+import type { Metrics } from '../../shared/metrics.ts';
 import { createSubgraph } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { IssuesContext } from './context.ts';
@@ -16,6 +17,8 @@ export interface IssuesDeps {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
+  /** Where the subgraph counts what the operator watches @default NO_METRICS */
+  metrics?: Metrics;
 }
 
 /** The issues subgraph: issues stored per group, and the subjects they are about. */
@@ -27,6 +30,7 @@ export function createIssuesSubgraph(deps: IssuesDeps) {
     signer: deps.signer,
     log: deps.log,
     clock: deps.clock,
+    metrics: deps.metrics,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

@@ -29,6 +29,7 @@ export async function limited(
   action: LimitedAction,
 ): Promise<Failure<'LIMIT_EXCEEDED'> | null> {
   const wait = await ctx.limiter.take(action, ctx.identity.clientIp);
+  if (wait > 0) ctx.metrics.refusal('rate_limit', action);
   return wait > 0
     ? fail('LIMIT_EXCEEDED', `Too many attempts from this address; try again in ${wait} s.`)
     : null;
