@@ -39,8 +39,12 @@ export function startTracing(serviceName: string): Tracing {
       const correlation: Plugin<CorrelationContext> = {
         onParams({ request, context: serverContext }) {
           const { requestId } = serverContext as Partial<CorrelationContext>;
-          const span = trace.getSpan(otel.getActiveContext({ request, context: serverContext }));
-          if (requestId) span?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
+          if (!requestId) return;
+          // On the request's span and on the operation's, where a trace viewer shows them.
+          const http = otel.getHttpContext(request);
+          if (http) trace.getSpan(http)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
+          const operation = otel.getActiveContext({ request, context: serverContext });
+          trace.getSpan(operation)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
         },
       };
       return [otel as unknown as Plugin, correlation as Plugin];

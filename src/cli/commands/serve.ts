@@ -82,7 +82,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     { url: server.url, env: config.env, engine: app.database.engine, role: what },
     `assetql ${what} listening`,
   );
-  if (metricsServer) log.info({ url: metricsServer.url }, 'metrics listening');
+  // Before the listening line, which tells whoever waits for it that everything is up.
+  if (metricsServer) process.stdout.write(`assetql metrics at ${metricsServer.url}\n`);
   process.stdout.write(
     role.kind === 'subgraph'
       ? `assetql subgraph ${role.name} at ${server.url}/graphql\n`
