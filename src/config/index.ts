@@ -35,6 +35,17 @@ const schema = z
     baseUrl: z.url().optional(),
     /** `DATABASE_URL`: PostgreSQL; without it, embedded PGlite under `dataDir`. */
     databaseUrl: z.string().min(1).optional(),
+    /**
+     * `ASSETQL_DB_POOL_SIZE`: PostgreSQL connections each process opens at most (its pool; export
+     * downloads and the rate limiter draw on it too). Processes × this must stay under the
+     * server's `max_connections` (docs/deploy.md#scaling-out) @default 10
+     */
+    databasePoolSize: z.coerce
+      .number({ error: 'must be a number of connections from 1 to 1000' })
+      .int({ error: 'must be a number of connections from 1 to 1000' })
+      .min(1, { error: 'must be a number of connections from 1 to 1000' })
+      .max(1000, { error: 'must be a number of connections from 1 to 1000' })
+      .default(10),
     /** `DATA_DIR` @default './data' */
     dataDir: z.string().min(1).default('./data'),
     /** `ASSETQL_SECRET`: signs identities between gateway and subgraphs, and download URLs. */
@@ -367,6 +378,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
       : undefined,
     introspection: bool(env.ASSETQL_INTROSPECTION),
     directExecution: bool(env.ASSETQL_DIRECT_EXECUTION),
+    databasePoolSize: env.ASSETQL_DB_POOL_SIZE,
     metricsPort: env.ASSETQL_METRICS_PORT,
     metricsHost: env.ASSETQL_METRICS_HOST,
     metricsMaxOperations: env.ASSETQL_METRICS_MAX_OPERATIONS,
@@ -460,6 +472,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   exportLimits: 'ASSETQL_EXPORT_LIMITS',
   introspection: 'ASSETQL_INTROSPECTION',
   directExecution: 'ASSETQL_DIRECT_EXECUTION',
+  databasePoolSize: 'ASSETQL_DB_POOL_SIZE',
   metricsPort: 'ASSETQL_METRICS_PORT',
   metricsHost: 'ASSETQL_METRICS_HOST',
   metricsMaxOperations: 'ASSETQL_METRICS_MAX_OPERATIONS',

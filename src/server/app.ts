@@ -76,7 +76,9 @@ export function databaseTarget(config: Config) {
 export async function createApp(config: Config, role: Role, options: AppOptions = {}): Promise<App> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const database = options.database ?? (await openDatabase(databaseTarget(config)));
+  const database =
+    options.database ??
+    (await openDatabase(databaseTarget(config), { maxConnections: config.databasePoolSize }));
   const ownsDatabase = options.database === undefined;
   try {
     if (options.migrate !== false) await migrateToLatest(database.db);

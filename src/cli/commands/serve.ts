@@ -40,7 +40,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   // This command owns the database rather than the app, so that a start that fails anywhere
   // (migrations, the app, the demo data, the port) closes it: its pool's idle connections, or
   // the embedded database's socket server, would otherwise keep the failed process alive ~30 s.
-  const database = await openDatabase(databaseTarget(config));
+  const database = await openDatabase(databaseTarget(config), { maxConnections: config.databasePoolSize });
   let app: App | undefined;
   let server: Listening;
   let metricsServer: MetricsServer | undefined;
@@ -50,7 +50,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     if (config.metricsPort !== undefined) {
       const prometheus = await import('../../observability/prometheus.ts');
       metrics = prometheus.createPrometheusMetrics({ maxOperations: config.metricsMaxOperations });
-      metrics.observePool(database.pool, database.pool.options.max ?? 10);
+      metrics.observePool(database.pool, database.pool.options.max ?? config.databasePoolSize);
       metricsServer = await prometheus.serveMetrics(metrics.registry, config.metricsPort, config.metricsHost);
     }
     app = await createApp(config, role, { database, metrics });
