@@ -7,7 +7,7 @@
  * PostgreSQL: DATABASE_URL's server, or 127.0.0.1:5432 as user postgres.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
