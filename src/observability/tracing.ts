@@ -71,6 +71,8 @@ export function startTracing(serviceName: string): Tracing {
     traceRequests(handle, name) {
       return (request, remoteAddress) => {
         const { pathname } = new URL(request.url);
+        // Probes come every few seconds from the orchestrator and the gateway: no traces.
+        if (pathname === '/healthz' || pathname === '/readyz') return handle(request, remoteAddress);
         const carrier = Object.fromEntries(request.headers);
         const parent = propagation.extract(context.active(), carrier);
         return tracer.startActiveSpan(

@@ -128,6 +128,8 @@ it('signs the new administrator in through the gateway, and the gateway counts i
   expect(output).toMatch(
     /assetql_graphql_request_duration_seconds_count\{operation="CheckSignIn",outcome="ok"\} 1/,
   );
+  // Metrics only where asked for: the gateway has a metrics port, the subgraphs none.
+  expect(output.match(/^assetql metrics at /gm)).toHaveLength(1);
 });
 
 it('leaves the distributed form serving: four processes, the subgraphs on loopback', async () => {
