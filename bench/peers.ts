@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import autocannon from 'autocannon';
@@ -11,10 +12,21 @@ import { cpuMs, type Proc, rssSampler, startPinned } from './peers/procs.ts';
 import { peerSchemaSql } from './peers/sql.ts';
 import { StatementCounter } from './peers/statements.ts';
 
-export const SYSTEMS = ['assetql', 'distributed', 'hive', 'apollo', 'postgraphile', 'bare'] as const;
+export const SYSTEMS = [
+  'assetql',
+  'metrics',
+  'tracing',
+  'distributed',
+  'hive',
+  'apollo',
+  'postgraphile',
+  'bare',
+] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 export const SYSTEM_LABELS: Record<SystemName, string> = {
   assetql: 'assetql (single process)',
+  metrics: 'assetql, metrics on (ASSETQL_METRICS_PORT)',
+  tracing: 'assetql, tracing on (OTLP to a local sink)',
   distributed: 'assetql distributed (gateway + 3 subgraphs)',
   hive: 'Hive Gateway (no JIT) + our subgraphs',
   apollo: 'Apollo Gateway + our subgraphs',
@@ -298,7 +310,12 @@ async function closedLoop(r: HttpRequest, seconds: number, sessions: readonly st
  * Starts the six systems over one database: assetql single and distributed, the peers over the
  * same three subgraph processes, PostGraphile and the bare server. Every process on CPU 0.
  */
-async function launch(env: NodeJS.ProcessEnv, w: World, identities: string): Promise<System[]> {
+async function launch(
+  env: NodeJS.ProcessEnv,
+  w: World,
+  identities: string,
+  traceSink: string,
+): Promise<System[]> {
   const bin = BIN;
   const procs: Proc[] = [];
   const start = async (name: string, script: string, args: string[], e: NodeJS.ProcessEnv) => {
@@ -308,6 +325,12 @@ async function launch(env: NodeJS.ProcessEnv, w: World, identities: string): Pro
   };
   try {
     const single = await start('assetql', bin, ['serve'], env);
+    // The same single process with metrics on, and with tracing on (every request sampled,
+    // OTLP/HTTP protobuf to a sink in this process): their overhead, in the same rounds.
+    const [metrics, tracing] = await Promise.all([
+      start('assetql metrics', bin, ['serve'], { ...env, ASSETQL_METRICS_PORT: '0' }),
+      start('assetql tracing', bin, ['serve'], { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: traceSink }),
+    ]);
     const subgraphs = await Promise.all(
       SUBGRAPH_NAMES.map((name) => start(`subgraph ${name}`, bin, ['serve', '--subgraph', name], env)),
     );
@@ -341,6 +364,18 @@ async function launch(env: NodeJS.ProcessEnv, w: World, identities: string): Pro
     return [
       { name: 'assetql', procs: [single], shapes: graphqlShapes(single.url, w), na: {} },
       {
+        name: 'metrics',
+        procs: [metrics],
+        shapes: { Q1: graphqlShapes(metrics.url, w).Q1 },
+        na: OVERHEAD_ONLY,
+      },
+      {
+        name: 'tracing',
+        procs: [tracing],
+        shapes: { Q1: graphqlShapes(tracing.url, w).Q1 },
+        na: OVERHEAD_ONLY,
+      },
+      {
         name: 'distributed',
         procs: [gateway!, ...subgraphs],
         shapes: graphqlShapes(gateway!.url, w),
@@ -362,6 +397,44 @@ async function launch(env: NodeJS.ProcessEnv, w: World, identities: string): Pro
     await Promise.all(procs.map((p) => p.stop()));
     throw e;
   }
+}
+
+/** Metrics' and tracing's overhead is measured on Q1 alone. */
+const OVERHEAD_ONLY: System['na'] = {
+  Q2: 'overhead measured on Q1',
+  Q3: 'overhead measured on Q1',
+  Q4: 'overhead measured on Q1',
+  Q5: 'overhead measured on Q1',
+  Q6: 'overhead measured on Q1',
+};
+
+/**
+ * Where the tracing cell sends its spans: an OTLP/HTTP endpoint that reads each export and
+ * answers 200, as a collector on the same host would, counting what it got.
+ */
+async function startTraceSink() {
+  let exports = 0;
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (c: Buffer) => {
+      bytes += c.length;
+    });
+    req.on('end', () => {
+      exports++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received: () => ({ exports, bytes }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 async function stopAll(systems: System[]) {
@@ -422,6 +495,7 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
     ASSETQL_RATE_LIMITS: JSON.stringify({ signIn: { points: 1_000_000, seconds: 60 } }),
   });
   let systems: System[] = [];
+  const traceSink = await startTraceSink();
   const db = new pg.Client({ connectionString: server.env.DATABASE_URL });
   try {
     step(`generating ${n} wells`);
@@ -487,7 +561,7 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
     );
 
     step('starting the systems');
-    systems = await launch(server.env, w, identities);
+    systems = await launch(server.env, w, identities, traceSink.url);
     const bySystem = Object.fromEntries(systems.map((s) => [s.name, s])) as Record<SystemName, System>;
 
     // Same data: every system's first response, normalised, against assetql's.
@@ -655,7 +729,9 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
           na:
             s === 'postgraphile'
               ? 'no file export: PostGraphile serves GraphQL only'
-              : 'the export link is served by our gateway and assets subgraph, not the peer gateway',
+              : s === 'metrics' || s === 'tracing'
+                ? 'overhead measured on Q1'
+                : 'the export link is served by our gateway and assets subgraph, not the peer gateway',
         };
         continue;
       }
@@ -679,7 +755,12 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
     proxied.hostname = '127.0.0.1';
     proxied.port = String(port);
     try {
-      systems = await launch({ ...server.env, DATABASE_URL: proxied.toString() }, w, identities);
+      systems = await launch(
+        { ...server.env, DATABASE_URL: proxied.toString() },
+        w,
+        identities,
+        traceSink.url,
+      );
       const per = smoke ? 2 : 10;
       for (const s of systems)
         for (const q of SHAPES) {
@@ -707,11 +788,13 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
       'The installed @graphql-hive/gateway-runtime (2.12.1) has no `jit` option in its types or code, so only Hive Gateway without JIT is measured.',
       `Q3's facility has ${'the generator\u2019s'} about 20 wells (one facility per 20 wells), not 50.`,
       `Q5 percentiles at ${SESSION_RATE} req/s (the target's rate); other shapes at ${RATE} req/s.`,
+      `Metrics and tracing cells: the single process with ASSETQL_METRICS_PORT set (never scraped during the run), and with OTEL_EXPORTER_OTLP_ENDPOINT set (every request sampled, batched OTLP/HTTP protobuf to a sink in the load generator's process, which received ${traceSink.received().exports} exports, ${(traceSink.received().bytes / 1e6).toFixed(1)} MB).`,
     );
     result.targets = targetsOf(result);
     return result;
   } finally {
     await stopAll(systems);
+    await traceSink.close();
     await db.end().catch(() => {});
     await server.close();
   }
@@ -743,6 +826,15 @@ function targetsOf(r: PeersResult): PeersResult['targets'] {
   out.push({ target: 'Q3 in ≤ 3 SQL statements', value: `${st}`, met: st <= 3 });
   const p95 = c.assetql.Q5.p95 ?? Number.NaN;
   out.push({ target: `Q5 p95 < 2 ms at ${SESSION_RATE} req/s`, value: `${p95.toFixed(2)} ms`, met: p95 < 2 });
+  for (const cell of ['metrics', 'tracing'] as const) {
+    const cost =
+      (c[cell].Q1.cpuMsPerRequest ?? Number.NaN) / (c.assetql.Q1.cpuMsPerRequest ?? Number.NaN) - 1;
+    out.push({
+      target: `Q1: ${cell} on costs < 5% more CPU per request`,
+      value: `${(cost * 100).toFixed(1)}% (req/s ${(((c[cell].Q1.rps ?? Number.NaN) / (c.assetql.Q1.rps ?? Number.NaN) - 1) * 100).toFixed(1)}%)`,
+      met: Number.isFinite(cost) ? cost < 0.05 : null,
+    });
+  }
   for (const q of SHAPES) {
     const x = (c.distributed[q].rps ?? Number.NaN) / (c.assetql[q].rps ?? Number.NaN);
     out.push({ target: `${q}: distributed ≥ 0.7× single process`, value: `${x.toFixed(2)}×`, met: x >= 0.7 });
@@ -763,7 +855,8 @@ export function peersMarkdown(r: PeersResult): string {
   ];
   for (const q of SHAPES) {
     for (const s of SYSTEMS) {
-      const c = r.cells[s][q];
+      const c = r.cells[s]?.[q];
+      if (!c) continue; // a result recorded before this system was measured
       if (c.na) {
         lines.push(`| ${q} | ${SYSTEM_LABELS[s]} | n/a: ${c.na} | | | | | | | | |`);
         continue;
@@ -778,6 +871,7 @@ export function peersMarkdown(r: PeersResult): string {
   lines.push('| Q7: CSV export of every well | rows/s | seconds | peak RSS MB |', '|---|---|---|---|');
   for (const s of SYSTEMS) {
     const e = r.exports[s];
+    if (!e) continue;
     lines.push(
       e.na
         ? `| ${SYSTEM_LABELS[s]} | n/a: ${e.na} | | |`

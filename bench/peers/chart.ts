@@ -3,6 +3,8 @@ import { SHAPES, SYSTEM_LABELS, SYSTEMS } from '../peers.ts';
 
 const COLORS: Record<SystemName, string> = {
   assetql: '#1f6f5c',
+  metrics: '#3d9a5f',
+  tracing: '#9ccf6b',
   distributed: '#6fb3a0',
   hive: '#e0a526',
   apollo: '#7a5cc4',
@@ -80,24 +82,24 @@ export function peersChart(r: PeersResult): string {
       `<rect x="${70 + (i % 3) * 280}" y="${612 + Math.floor(i / 3) * 18}" width="12" height="12" fill="${COLORS[s]}"/><text x="${88 + (i % 3) * 280}" y="${622 + Math.floor(i / 3) * 18}" font-size="12">${esc(SYSTEM_LABELS[s])}</text>`,
   ).join('\n');
   return [
-    '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="660" viewBox="0 0 900 660" font-family="sans-serif">',
-    '<rect width="900" height="660" fill="white"/>',
+    '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="680" viewBox="0 0 900 680" font-family="sans-serif">',
+    '<rect width="900" height="680" fill="white"/>',
     panel(
-      (s, q) => r.cells[s][q].rps,
+      (s, q) => r.cells[s]?.[q]?.rps,
       `Throughput, ${r.connections} connections (req/s, higher is better; log scale)`,
       'req/s',
       40,
       true,
     ),
     panel(
-      (s, q) => r.cells[s][q].p95,
+      (s, q) => r.cells[s]?.[q]?.p95,
       'p95 latency at a fixed rate (ms, lower is better; log scale)',
       'ms',
       330,
       true,
     ),
     legend,
-    `<text x="890" y="652" font-size="10" text-anchor="end" fill="#666">${r.wells.toLocaleString('en')} wells, ${r.engine}</text>`,
+    `<text x="890" y="674" font-size="10" text-anchor="end" fill="#666">${r.wells.toLocaleString('en')} wells, ${r.engine}</text>`,
     '</svg>',
     '',
   ].join('\n');

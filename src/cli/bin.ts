@@ -4,6 +4,14 @@
 // 16 MB semi-spaces answer queries and exports as fast as 32 MB ones, with ~25 MB less at rest
 // (docs/performance.md). `npm start` and the benchmarks pass the same flag; setting it from
 // code after start does not have the effect.
-import { run } from './cli.ts';
+import { tracingRequested } from '../observability/active.ts';
+
+// Tracing, when asked for, starts before anything else is loaded: its `pg` instrumentation
+// patches the module as it loads. Without OTEL_EXPORTER_OTLP_ENDPOINT nothing of it is loaded.
+if (tracingRequested(process.env)) {
+  const { serviceNameOf, startTracing } = await import('../observability/tracing.ts');
+  startTracing(serviceNameOf(process.argv));
+}
+const { run } = await import('./cli.ts');
 
 process.exitCode = await run(process.argv);

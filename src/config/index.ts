@@ -36,6 +36,17 @@ const schema = z
     baseUrl: z.url().optional(),
     /** `DATABASE_URL`: PostgreSQL; without it, embedded PGlite under `dataDir`. */
     databaseUrl: z.string().min(1).optional(),
+    /**
+     * `ASSETQL_DB_POOL_SIZE`: PostgreSQL connections each process opens at most (its pool; export
+     * downloads and the rate limiter draw on it too). Processes × this must stay under the
+     * server's `max_connections` (docs/deploy.md#scaling-out) @default 10
+     */
+    databasePoolSize: z.coerce
+      .number({ error: 'must be a number of connections from 1 to 1000' })
+      .int({ error: 'must be a number of connections from 1 to 1000' })
+      .min(1, { error: 'must be a number of connections from 1 to 1000' })
+      .max(1000, { error: 'must be a number of connections from 1 to 1000' })
+      .default(10),
     /** `DATA_DIR` @default './data' */
     dataDir: z.string().min(1).default('./data'),
     /** `ASSETQL_SECRET`: signs identities between gateway and subgraphs, and download URLs. */
@@ -216,6 +227,32 @@ const schema = z
      * subgraph whole (executed in process, or sent as it is) instead of planning it @default true
      */
     directExecution: z.boolean().default(true),
+    /**
+     * `ASSETQL_METRICS_PORT`: serve Prometheus metrics at `/metrics` on this port, apart from the
+     * API (docs/operations.md#metrics) @default off: no metric is recorded and nothing is loaded
+     */
+    metricsPort: z.coerce
+      .number({ error: PORT_RANGE })
+      .int({ error: PORT_RANGE })
+      .min(0, { error: PORT_RANGE })
+      .max(65535, { error: PORT_RANGE })
+      .optional(),
+    /** `ASSETQL_METRICS_HOST`: the address the metrics port listens on @default '127.0.0.1' */
+    metricsHost: z.string().min(1).default('127.0.0.1'),
+    /**
+     * `ASSETQL_METRICS_MAX_OPERATIONS`: distinct operation names labelled in metrics; later ones
+     * are counted under `other`, so a client inventing names cannot grow the series @default 100
+     */
+    metricsMaxOperations: z.coerce
+      .number({ error: 'must be a number from 1 to 10000' })
+      .int({ error: 'must be a number from 1 to 10000' })
+      .min(1, { error: 'must be a number from 1 to 10000' })
+      .max(10_000, { error: 'must be a number from 1 to 10000' })
+      .default(100),
+    // Tracing is set by OpenTelemetry's own variables (docs/operations.md#traces), read before
+    // anything else loads (src/cli/bin.ts): `OTEL_EXPORTER_OTLP_ENDPOINT` turns it on;
+    // `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf` or `http/json`), `OTEL_SERVICE_NAME`,
+    // `OTEL_TRACES_SAMPLER`/`OTEL_TRACES_SAMPLER_ARG` and the others apply as the SDK defines them.
   })
   .superRefine((c, ctx) => {
     if (c.secret !== undefined && c.secret.length < MIN_SECRET_LENGTH) {
@@ -385,6 +422,10 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     maxStringLength: env.ASSETQL_MAX_STRING_LENGTH,
     introspection: bool(env.ASSETQL_INTROSPECTION),
     directExecution: bool(env.ASSETQL_DIRECT_EXECUTION),
+    databasePoolSize: env.ASSETQL_DB_POOL_SIZE,
+    metricsPort: env.ASSETQL_METRICS_PORT,
+    metricsHost: env.ASSETQL_METRICS_HOST,
+    metricsMaxOperations: env.ASSETQL_METRICS_MAX_OPERATIONS,
     subgraphUrls: Object.keys(subgraphUrls).length ? subgraphUrls : undefined,
   };
   for (const k of Object.keys(out)) if (out[k] === undefined || out[k] === '') delete out[k];
@@ -478,6 +519,10 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   maxStringLength: 'ASSETQL_MAX_STRING_LENGTH',
   introspection: 'ASSETQL_INTROSPECTION',
   directExecution: 'ASSETQL_DIRECT_EXECUTION',
+  databasePoolSize: 'ASSETQL_DB_POOL_SIZE',
+  metricsPort: 'ASSETQL_METRICS_PORT',
+  metricsHost: 'ASSETQL_METRICS_HOST',
+  metricsMaxOperations: 'ASSETQL_METRICS_MAX_OPERATIONS',
 };
 
 /** Settings whose given value an error may repeat (never a secret or a URL with a password). */

@@ -3,6 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
+import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
 import { useRequestErrorStatus } from '../shared/request-error-status.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
@@ -10,11 +11,17 @@ import { corsPolicy } from './cors.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
 import { useCsrf } from './plugins/use-csrf.ts';
-import { inProcessSubgraph, remoteSubgraph, useDirectExecution } from './plugins/use-direct-execution.ts';
+import {
+  type DirectExecutionOptions,
+  inProcessSubgraph,
+  remoteSubgraph,
+  useDirectExecution,
+} from './plugins/use-direct-execution.ts';
 import { demandControl, useDocumentLimits } from './plugins/use-document-limits.ts';
 import { type InProcessFetch, useInProcessFetch } from './plugins/use-in-process-fetch.ts';
 import { useInputLimits } from './plugins/use-input-limits.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
+import { type MetricsContext, useMetrics } from './plugins/use-metrics.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
@@ -55,6 +62,13 @@ export interface GatewayOptions {
   log: Logger;
   /** Answers `/readyz`: true when the database and every subgraph answer. */
   ready: () => Promise<boolean>;
+  /** Where requests are counted and timed; off unless given (docs/operations.md#metrics). */
+  metrics?: Metrics;
+  /** Tracing, when on (src/observability/tracing.ts): its plugins, and spans for direct execution. */
+  tracing?: {
+    plugins: readonly Plugin[];
+    traceSubgraphCall: NonNullable<DirectExecutionOptions['traceSubgraphCall']>;
+  };
 }
 
 export interface Gateway {
@@ -69,7 +83,7 @@ export interface Gateway {
 }
 
 /** What the plugins learn of a request; the runtime gets it as its server context. */
-type RequestContext = HttpContext & CorrelationContext & IdentityContext;
+type RequestContext = HttpContext & CorrelationContext & IdentityContext & MetricsContext;
 
 /**
  * The gateway: composes the subgraphs at start, and serves them through the Hive Gateway runtime
@@ -80,6 +94,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const { config, log } = options;
   const { documentLimits, introspection } = config;
   const inProcess = options.inProcess ?? new Map<string, InProcessFetch>();
+  const metrics = options.metrics ?? NO_METRICS;
 
   const sessionIdentity = useSessionIdentity({
     sessions: options.sessions,
@@ -89,12 +104,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
 
   // In this order, for every request (the HTTP hooks, outermost first) and for GraphQL ones (the
-  // runtime's hooks): the correlation id before anything can fail or log; failures answered
+  // runtime's hooks): the correlation id before anything can fail or log; tracing and metrics
+  // (when on) around all the rest, so that they see refusals too; failures answered
   // inside it and inside the headers every answer gets; the routes that are not GraphQL; then,
   // for GraphQL, the body limit before anything reads the body, CSRF before the session is
   // looked at, and the identity before the operation runs.
   const plugins = [
     useCorrelationId(),
+    ...(options.tracing?.plugins ?? []),
+    ...(options.metrics ? [useMetrics(options.metrics, GRAPHQL_PATH)] : []),
     useSecurityHeaders({ noStore: GRAPHQL_PATH }),
     useMaskedErrors({ log }),
     useRequestErrorStatus() as Plugin,
@@ -111,7 +129,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ),
       ),
     }),
-    ...useDocumentLimits(documentLimits, introspection),
+    ...useDocumentLimits(documentLimits, introspection, metrics),
     useInputLimits(config.maxStringLength),
     useCsrf(),
     sessionIdentity,
@@ -123,6 +141,8 @@ export function createGateway(options: GatewayOptions): Gateway {
               return local ? inProcessSubgraph(local) : remoteSubgraph(definition, config.upstreamTimeoutMs);
             }),
             relayHeaders: sessionIdentity.relay,
+            metrics,
+            traceSubgraphCall: options.tracing?.traceSubgraphCall,
           }),
         ]
       : []),

@@ -2,9 +2,11 @@ import { sql } from 'kysely';
 import type { Config, SubgraphName } from '../config/index.ts';
 import type { SubgraphDefinition } from '../gateway/composition.ts';
 import { createGateway, type InProcessFetch } from '../gateway/gateway.ts';
+import { activeTracing } from '../observability/active.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { IdentitySigner } from '../shared/identity.ts';
 import { createLogger, type Logger } from '../shared/logger.ts';
+import type { Metrics } from '../shared/metrics.ts';
 import { deriveKey } from '../shared/secrets.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import type { SubgraphDescriptor } from '../shared/subgraph-descriptor.ts';
@@ -53,6 +55,8 @@ export interface AppOptions {
   migrate?: boolean;
   /** Per-address limits on sign-in and friends (tests lower them). */
   authLimits?: AuthLimits;
+  /** Where the process's metrics go (src/observability/prometheus.ts) @default off */
+  metrics?: Metrics;
 }
 
 export interface App {
@@ -74,7 +78,10 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   const clock = options.clock ?? systemClock;
   const database =
     options.database ??
-    (await openDatabase(databaseTarget(config), { statementTimeoutMs: config.statementTimeoutMs }));
+    (await openDatabase(databaseTarget(config), {
+      statementTimeoutMs: config.statementTimeoutMs,
+      maxConnections: config.databasePoolSize,
+    }));
   const ownsDatabase = options.database === undefined;
   try {
     if (options.migrate !== false) await migrateToLatest(database.db);
@@ -85,7 +92,9 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   const signer = new IdentitySigner(config.secret);
   // One session resolution (auth's rules and cache) for the gateway and every subgraph: a
   // subgraph uses it for requests another router forwards without our signed identity.
-  const sessions = createSessionResolution({ db: database.db, clock });
+  const metrics = options.metrics;
+  const tracing = activeTracing();
+  const sessions = createSessionResolution({ db: database.db, clock, metrics });
   const forwarded = { sessions, trustedHops: config.trustProxy };
   const deps = {
     db: database.db,
@@ -93,6 +102,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     log,
     clock,
     forwarded,
+    metrics,
     requestLimits: {
       documentLimits: config.documentLimits,
       introspection: config.introspection,
@@ -208,11 +218,19 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       signer,
       log,
       ready: async () => (await dbReady()) && (await subgraphReady()),
+      metrics,
+      tracing: tracing && {
+        plugins: tracing.gatewayPlugins(),
+        traceSubgraphCall: (name, run) => tracing.traceSubgraphCall(name, run),
+      },
     });
     handle = gateway.handle;
     supergraphSdl = gateway.supergraphSdl;
     closeRole = () => gateway.close();
   }
+
+  // A subgraph process continues the gateway's trace (the gateway's runtime does its own).
+  if (tracing && role.kind === 'subgraph') handle = tracing.traceRequests(handle, role.name);
 
   let closing: Promise<void> | undefined;
   return {

@@ -31,7 +31,12 @@ export function costError(cost: number, maximum: number): GraphQLError {
  * instead of throwing, and this reports our error in its place: a validation error for the
  * rules that run in validation, a thrown one for the token count (which runs in the lexer).
  */
-function reject(limit: LimitName, maximum: number, describe: (found: string) => string) {
+function reject(
+  limit: LimitName,
+  maximum: number,
+  describe: (found: string) => string,
+  refused?: (limit: LimitName) => void,
+) {
   return {
     exposeLimits: true,
     propagateOnRejection: false,
@@ -39,6 +44,7 @@ function reject(limit: LimitName, maximum: number, describe: (found: string) => 
       (context: ValidationContext | null, error: GraphQLError) => {
         const found = /found (\d+)/.exec(error.message)?.[1] ?? 'more';
         const ours = limitError(limit, maximum, describe(found));
+        refused?.(limit);
         if (!context) throw ours;
         context.reportError(ours);
       },
@@ -51,7 +57,12 @@ function reject(limit: LimitName, maximum: number, describe: (found: string) => 
  * field suggestions when introspection is off. The cost is priced apart: by the gateway
  * runtime's demand control at the gateway, by {@link useCostLimit} in a subgraph.
  */
-export function documentShapeLimits(limits: DocumentLimits, introspection: boolean): EnvelopPlugin[] {
+export function documentShapeLimits(
+  limits: DocumentLimits,
+  introspection: boolean,
+  /** Told the name of each limit that refuses a document (metrics). */
+  refused?: (limit: LimitName) => void,
+): EnvelopPlugin[] {
   const armor = new EnvelopArmor({
     // Without introspection, "Did you mean …?" would still spell the schema out field by field.
     blockFieldSuggestion: { enabled: !introspection },
@@ -61,6 +72,7 @@ export function documentShapeLimits(limits: DocumentLimits, introspection: boole
         'maxTokens',
         limits.maxTokens,
         () => `The document has more than ${limits.maxTokens} tokens.`,
+        refused,
       ),
     },
     maxDepth: {
@@ -71,6 +83,7 @@ export function documentShapeLimits(limits: DocumentLimits, introspection: boole
         'maxDepth',
         limits.maxDepth,
         (found) => `The query is nested ${found} levels deep; at most ${limits.maxDepth} are allowed.`,
+        refused,
       ),
     },
     maxAliases: {
@@ -79,6 +92,7 @@ export function documentShapeLimits(limits: DocumentLimits, introspection: boole
         'maxAliases',
         limits.maxAliases,
         (found) => `The operation uses ${found} aliases; at most ${limits.maxAliases} are allowed.`,
+        refused,
       ),
     },
     maxDirectives: {
@@ -87,6 +101,7 @@ export function documentShapeLimits(limits: DocumentLimits, introspection: boole
         'maxDirectives',
         limits.maxDirectives,
         (found) => `The operation uses ${found} directives; at most ${limits.maxDirectives} are allowed.`,
+        refused,
       ),
     },
     costLimit: { enabled: false },

@@ -34,6 +34,7 @@ import {
 import { checkInputStrings, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-limits.ts';
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
+import { type Metrics, NO_METRICS } from './metrics.ts';
 import { useRequestErrorStatus } from './request-error-status.ts';
 import { chargeFieldsResolved, ResponseBudget, stoppedResult } from './response-budget.ts';
 import { changesSession, presentedSession } from './session-cookies.ts';
@@ -49,6 +50,8 @@ export interface BaseContext {
   responseHeaders: Headers;
   /** What this request may still resolve (fields, related assets): shared/response-budget.ts. */
   budget: ResponseBudget;
+  /** Where resolvers count what the operator watches (sign-ins, refusals); off by default. */
+  metrics: Metrics;
 }
 
 /**
@@ -99,6 +102,8 @@ export interface SubgraphOptions<C> {
   forwarded?: ForwardedSessions;
   /** Adds the subgraph's own dependencies to the base context. */
   extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
+  /** Where resolvers count what the operator watches @default NO_METRICS */
+  metrics?: Metrics;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
   /** @default DEFAULT_DOCUMENT_LIMITS, introspection on, DEFAULT_MAX_STRING_LENGTH */
@@ -200,6 +205,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       return type !== undefined && recursive.has(getNamedType(type).name);
     });
   };
+  const metrics = options.metrics ?? NO_METRICS;
   const baseContext = (identity: Identity, requestId: string): BaseContext => ({
     identity,
     requestId,
@@ -207,6 +213,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     clock: options.clock,
     responseHeaders: new Headers(),
     budget: new ResponseBudget(documentLimits),
+    metrics,
   });
   // The session a request presented when this subgraph resolved it itself: forgotten from the
   // cache once the answer changes it (signed out, rotated), as our gateway does.

@@ -6,6 +6,8 @@ import {
   withDemoSecret,
 } from '../../config/index.ts';
 import { seedDemo } from '../../demo/seed.ts';
+import { activeTracing } from '../../observability/active.ts';
+import type { MetricsServer, PrometheusMetrics } from '../../observability/prometheus.ts';
 import { type App, createApp, databaseTarget, type Role } from '../../server/app.ts';
 import { type Listening, listen } from '../../server/listen.ts';
 import { openDatabase } from '../../storage/database.ts';
@@ -40,11 +42,21 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   // the embedded database's socket server, would otherwise keep the failed process alive ~30 s.
   const database = await openDatabase(databaseTarget(config), {
     statementTimeoutMs: config.statementTimeoutMs,
+    maxConnections: config.databasePoolSize,
   });
   let app: App | undefined;
   let server: Listening;
+  let metricsServer: MetricsServer | undefined;
   try {
-    app = await createApp(config, role, { database });
+    // Metrics only when asked for: off, prom-client is not even loaded.
+    let metrics: PrometheusMetrics | undefined;
+    if (config.metricsPort !== undefined) {
+      const prometheus = await import('../../observability/prometheus.ts');
+      metrics = prometheus.createPrometheusMetrics({ maxOperations: config.metricsMaxOperations });
+      metrics.observePool(database.pool, database.pool.options.max ?? config.databasePoolSize);
+      metricsServer = await prometheus.serveMetrics(metrics.registry, config.metricsPort, config.metricsHost);
+    }
+    app = await createApp(config, role, { database, metrics });
     // The gateway runtime (Hive, through @whatwg-node/server) disposes itself on SIGTERM and
     // SIGINT, which aborts operations still running with SHUTTING_DOWN. This process drains
     // first and disposes after (below), so those handlers are taken off.
@@ -63,6 +75,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     server = await listen(app.handle, config.port, config.host);
   } catch (e) {
     await app?.close();
+    await metricsServer?.close();
     await database.close();
     throw e;
   }
@@ -72,6 +85,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     { url: server.url, env: config.env, engine: app.database.engine, role: what },
     `assetql ${what} listening`,
   );
+  // Before the listening line, which tells whoever waits for it that everything is up.
+  if (metricsServer) process.stdout.write(`assetql metrics at ${metricsServer.url}\n`);
   process.stdout.write(
     role.kind === 'subgraph'
       ? `assetql subgraph ${role.name} at ${server.url}/graphql\n`
@@ -83,7 +98,12 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       log.info({ signal }, 'shutting down');
       await server.close(10_000);
       await app.close();
+      await metricsServer?.close();
       await database.close();
+      // The spans of the last requests go out before the process ends.
+      await activeTracing()
+        ?.shutdown()
+        .catch(() => {});
       resolve();
     };
     process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -1,6 +1,7 @@
 import type { DocumentLimits } from '../../config/index.ts';
 import { costError, documentShapeLimits, limitError } from '../../shared/document-limits.ts';
 import { isGraphQLError } from '../../shared/mask-error.ts';
+import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
 import { RESPONSE_TOO_LARGE } from '../../shared/response-budget.ts';
 import type { Plugin } from '../http.ts';
 
@@ -18,23 +19,40 @@ const DEMAND_CONTROL_CODE = 'COST_ESTIMATED_TOO_EXPENSIVE';
  * Batches are bounded by the runtime's `batching` option, the cost by its `demandControl`
  * ({@link demandControl}), whose refusal this gives the shape of every other limit.
  */
-export function useDocumentLimits(limits: DocumentLimits, introspection: boolean): Plugin[] {
+export function useDocumentLimits(
+  limits: DocumentLimits,
+  introspection: boolean,
+  metrics: Metrics = NO_METRICS,
+): Plugin[] {
+  const refused = (limit: string) => metrics.refusal('document_limit', limit);
   return [
-    ...(documentShapeLimits(limits, introspection) as Plugin[]),
+    ...(documentShapeLimits(limits, introspection, refused) as Plugin[]),
     {
       async onHttpRequest(received, _context, next) {
         const request = await withBodyAtMost(received, limits.maxBodyBytes);
-        if (!request) return bodyTooLarge(limits.maxBodyBytes);
+        if (!request) {
+          refused('maxBodyBytes');
+          return bodyTooLarge(limits.maxBodyBytes);
+        }
         return withErrorBody(await next(request));
       },
       onParams({ params }) {
-        checkVariables(params.variables, limits);
+        try {
+          checkVariables(params.variables, limits);
+        } catch (e) {
+          const limit = (e as { extensions?: { limit?: string } }).extensions?.limit;
+          if (limit) refused(limit);
+          throw e;
+        }
       },
       onExecutionResult({ result, setResult }) {
         if (!result || !('errors' in result) || !result.errors?.length) return;
         const refusal = result.errors.map(costRefusal(limits.maxCost)).find(Boolean);
         // The whole operation is refused, as a validation error would be: no partial data.
-        if (refusal) return setResult({ errors: [refusal] });
+        if (refusal) {
+          refused('maxCost');
+          return setResult({ errors: [refusal] });
+        }
         // A subgraph stopped its part for resolving too much: the whole answer stops, as it does
         // when the subgraph answers the operation alone (shared/response-budget.ts).
         const stopped = result.errors.find((e) => e.extensions?.code === RESPONSE_TOO_LARGE);

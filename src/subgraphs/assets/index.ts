@@ -4,6 +4,7 @@ import type { ExportLimits } from '../../config/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { AccountStanding, IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
+import type { Metrics } from '../../shared/metrics.ts';
 import { createSubgraph, type ForwardedSessions, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
@@ -24,6 +25,8 @@ export interface AssetsDeps {
   clock: Clock;
   /** Resolve sessions forwarded by another router @default none (docs/routers.md) */
   forwarded?: ForwardedSessions;
+  /** Where the subgraph counts what the operator watches @default NO_METRICS */
+  metrics?: Metrics;
   /** Auth's rule of a user's standing in a group: export links work only while their maker's holds. */
   standing: AccountStanding;
   /**
@@ -45,6 +48,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     clock: deps.clock,
     log: deps.log.child({ subgraph: 'assets' }),
     limits: deps.exports.limits,
+    metrics: deps.metrics,
   });
   return createSubgraph<AssetsContext>({
     name: 'assets',
@@ -55,6 +59,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     clock: deps.clock,
     forwarded: deps.forwarded,
     limits: deps.requestLimits,
+    metrics: deps.metrics,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

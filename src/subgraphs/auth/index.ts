@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
+import type { Metrics } from '../../shared/metrics.ts';
 import { createSubgraph, type ForwardedSessions, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
@@ -32,6 +33,8 @@ export interface AuthDeps {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
+  /** Where the subgraph counts what the operator watches @default NO_METRICS */
+  metrics?: Metrics;
   settings: AuthSettings;
   /** The service's public base URL, for the session cookie's attributes. */
   baseUrl: string;
@@ -72,6 +75,7 @@ export function createAuthSubgraph(deps: AuthDeps) {
     clock: deps.clock,
     forwarded: deps.forwarded,
     limits: deps.requestLimits,
+    metrics: deps.metrics,
     extendContext: (base) => ({
       ...base,
       auth,

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import type { IdentitySigner } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
+import type { Metrics } from '../../shared/metrics.ts';
 import { createSubgraph, type ForwardedSessions, type RequestLimits } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { IssuesContext } from './context.ts';
@@ -20,6 +21,8 @@ export interface IssuesDeps {
   forwarded?: ForwardedSessions;
   /** The document limits, cost model, introspection rule and string limit of every request @default the defaults */
   requestLimits?: RequestLimits;
+  /** Where the subgraph counts what the operator watches @default NO_METRICS */
+  metrics?: Metrics;
 }
 
 /** The issues subgraph: issues stored per group, and the subjects they are about. */
@@ -33,6 +36,7 @@ export function createIssuesSubgraph(deps: IssuesDeps) {
     clock: deps.clock,
     forwarded: deps.forwarded,
     limits: deps.requestLimits,
+    metrics: deps.metrics,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

@@ -3,6 +3,7 @@ import { type ExportLimits, exportLimits } from '../../../config/index.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import type { AccountStanding } from '../../../shared/identity.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { type Metrics, NO_METRICS } from '../../../shared/metrics.ts';
 import { ownedStream } from '../../../shared/streams.ts';
 import type { Database } from '../../../storage/database.ts';
 import { EXPORTS_ROUTE } from '../descriptor.ts';
@@ -41,6 +42,8 @@ export interface ExportHandlerDeps {
    * @default DEFAULT_EXPORT_LIMITS
    */
   limits?: Partial<ExportLimits>;
+  /** Counts downloads started and ended, and their bytes @default NO_METRICS */
+  metrics?: Metrics;
 }
 
 /**
@@ -54,6 +57,7 @@ export function createExportHandler(deps: ExportHandlerDeps) {
   const limits = exportLimits(deps.limits);
   const slots = new ExportSlots(limits);
   const log = deps.log;
+  const metrics = deps.metrics ?? NO_METRICS;
   return async (request: Request): Promise<Response> => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
@@ -124,8 +128,10 @@ export function createExportHandler(deps: ExportHandlerDeps) {
         'x-content-type-options': 'nosniff',
       };
       if (!slot) return new Response(null, { status: 200, headers });
+      const bytes = exportBytes(deps.database, resolved.value, format);
       const body = ownedStream({
-        source: exportBytes(deps.database, resolved.value, format),
+        // Counted only when metrics are on: off, the bytes flow exactly as before.
+        source: deps.metrics ? counted(bytes, (n) => metrics.exportBytes(format, n)) : bytes,
         // The client went away (directly, or through the gateway that forwards its abort).
         signal: request.signal,
         // A download nobody starts reading (a link opened and left, a client that never reads)
@@ -136,6 +142,7 @@ export function createExportHandler(deps: ExportHandlerDeps) {
         log,
         onEnd(end) {
           slot.value.release();
+          metrics.exportEnded(format, end.kind);
           if (end.kind === 'failed') log.error({ err: end.error }, 'export failed while streaming');
           else if (end.kind === 'idle')
             log.warn({ waitingFor: end.waitingFor }, 'export abandoned: the reader stopped reading');
@@ -143,9 +150,21 @@ export function createExportHandler(deps: ExportHandlerDeps) {
         },
       });
       owned = true;
+      metrics.exportStarted(format);
       return new Response(body, { status: 200, headers });
     } finally {
       if (!owned) slot?.value.release();
     }
   };
+}
+
+/** The chunks of `source`, each counted as it passes (metrics off: a no-op per chunk). */
+async function* counted(
+  source: AsyncIterable<Buffer>,
+  count: (bytes: number) => void,
+): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    count(chunk.byteLength);
+    yield chunk;
+  }
 }

@@ -24,18 +24,18 @@ import { SIGNED_OUT } from './session-view.ts';
 export const Mutation: MutationResolvers = {
   signIn: async (_root, { input }, ctx) => {
     if (!ctx.authConfig.loginEnabled) return sessionResult(ctx, LOGIN_DISABLED);
-    return sessionResult(
-      ctx,
+    const result =
       (await limited(ctx, 'signIn', input.loginUsername)) ??
-        (await signIn(ctx.auth, {
-          loginUsername: input.loginUsername,
-          password: input.password,
-          clientType: input.clientApplicationType,
-          deviceKey: input.deviceKey,
-          deviceName: input.deviceName,
-          ip: ctx.identity.clientIp ?? null,
-        })),
-    );
+      (await signIn(ctx.auth, {
+        loginUsername: input.loginUsername,
+        password: input.password,
+        clientType: input.clientApplicationType,
+        deviceKey: input.deviceKey,
+        deviceName: input.deviceName,
+        ip: ctx.identity.clientIp ?? null,
+      }));
+    ctx.metrics.signIn(result.ok ? 'success' : result.type);
+    return sessionResult(ctx, result);
   },
   confirmSignIn: async (_root, { input }, ctx) =>
     sessionResult(

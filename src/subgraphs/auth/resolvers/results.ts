@@ -48,6 +48,7 @@ export async function limited(
   if (key === null) return null;
   const wait = await ctx.limiter.take(action, key);
   if (wait === 0) return null;
+  ctx.metrics.refusal('rate_limit', action);
   const from = address ? 'from this address' : 'for this account';
   return fail('LIMIT_EXCEEDED', `Too many attempts ${from}; try again in ${wait} s.`);
 }

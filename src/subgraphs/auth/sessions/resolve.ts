@@ -6,6 +6,7 @@ import {
   type IdentityKind,
   type SessionResolution,
 } from '../../../shared/identity.ts';
+import { type Metrics, NO_METRICS } from '../../../shared/metrics.ts';
 import { hashSessionId, isWellFormedSessionId } from '../../../shared/session-policy.ts';
 import type { Tables } from '../../../storage/tables.ts';
 import { deleteSession, findStandingSession, slideSession } from '../repository/sessions.ts';
@@ -20,6 +21,8 @@ export interface SessionResolutionOptions {
   slideWriteIntervalMs?: number;
   /** Entries kept in the cache @default 10000 */
   cacheSize?: number;
+  /** Counts cache hits and misses @default NO_METRICS */
+  metrics?: Metrics;
 }
 
 /**
@@ -52,6 +55,7 @@ class SessionResolver implements SessionResolution {
   readonly #cacheMs: number;
   readonly #slideMs: number;
   readonly #cacheSize: number;
+  readonly #metrics: Metrics;
   readonly #cache = new Map<string, Cached>();
 
   constructor(options: SessionResolutionOptions) {
@@ -60,6 +64,7 @@ class SessionResolver implements SessionResolution {
     this.#cacheMs = options.cacheMs ?? 2000;
     this.#slideMs = options.slideWriteIntervalMs ?? 60_000;
     this.#cacheSize = options.cacheSize ?? 10_000;
+    this.#metrics = options.metrics ?? NO_METRICS;
   }
 
   async resolve(sessionId: string | null | undefined): Promise<Identity> {
@@ -69,9 +74,10 @@ class SessionResolver implements SessionResolution {
     const now = this.#clock.now().getTime();
     let entry = this.#cache.get(key);
     if (!entry || now - entry.fetchedAt > this.#cacheMs) {
+      this.#metrics.sessionLookup('miss');
       entry = await this.#load(hash, key, now);
       if (!entry) return ANONYMOUS;
-    }
+    } else this.#metrics.sessionLookup('hit');
     if (hasExpired(entry.expiresAt, entry.expiresAtHard, now)) {
       this.#cache.delete(key);
       await deleteSession(this.#db, hash);

@@ -1,0 +1,120 @@
+import { useOpenTelemetry } from '@graphql-hive/plugin-opentelemetry';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { Plugin } from '../gateway/http.ts';
+import type { CorrelationContext } from '../gateway/plugins/use-correlation-id.ts';
+import { REQUEST_ID_HEADER } from '../shared/identity.ts';
+import { setActiveTracing, type Tracing } from './active.ts';
+
+/** The span attribute carrying the request's correlation id, on the gateway's and subgraphs' spans. */
+export const REQUEST_ID_ATTRIBUTE = 'assetql.request_id';
+
+/**
+ * Starts OpenTelemetry's Node SDK: OTLP export as the `OTEL_*` variables say (endpoint, protocol
+ * `http/protobuf` by default or `http/json`, sampler), the W3C trace context propagator, and the
+ * `pg` instrumentation, which must patch `pg` before it is first loaded: src/cli/bin.ts calls
+ * this before importing anything else, and only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+ */
+export function startTracing(serviceName: string): Tracing {
+  const sdk = new NodeSDK({
+    serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
+    // SQL spans only inside a request's trace: the pool's own housekeeping makes no traces.
+    instrumentations: [new PgInstrumentation({ requireParentSpan: true })],
+  });
+  sdk.start();
+  const tracer = trace.getTracer('assetql');
+
+  const tracing: Tracing = {
+    gatewayPlugins() {
+      const otel = useOpenTelemetry({
+        traces: { tracer },
+        // Continue a trace the client started, and send it on to the subgraphs.
+        inheritContext: true,
+        propagateContext: true,
+        useContextManager: true,
+        // Spans are flushed by shutdown(), after the process has drained.
+        flushOnDispose: false,
+      });
+      const correlation: Plugin<CorrelationContext> = {
+        onParams({ request, context: serverContext }) {
+          const { requestId } = serverContext as Partial<CorrelationContext>;
+          if (!requestId) return;
+          // On the request's span and on the operation's, where a trace viewer shows them.
+          const http = otel.getHttpContext(request);
+          if (http) trace.getSpan(http)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
+          const operation = otel.getActiveContext({ request, context: serverContext });
+          trace.getSpan(operation)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
+        },
+      };
+      return [otel as unknown as Plugin, correlation as Plugin];
+    },
+    traceSubgraphCall(subgraph, run) {
+      return tracer.startActiveSpan(
+        `subgraph.execute (${subgraph})`,
+        { kind: SpanKind.CLIENT },
+        async (span) => {
+          span.setAttribute('hive.gateway.upstream.subgraph.name', subgraph);
+          const headers: Record<string, string> = {};
+          propagation.inject(context.active(), headers);
+          try {
+            return await run(headers);
+          } catch (e) {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+            throw e;
+          } finally {
+            span.end();
+          }
+        },
+      );
+    },
+    traceRequests(handle, name) {
+      return (request, remoteAddress) => {
+        const { pathname } = new URL(request.url);
+        // Probes come every few seconds from the orchestrator and the gateway: no traces.
+        if (pathname === '/healthz' || pathname === '/readyz') return handle(request, remoteAddress);
+        const carrier = Object.fromEntries(request.headers);
+        const parent = propagation.extract(context.active(), carrier);
+        return tracer.startActiveSpan(
+          `${request.method} ${pathname.startsWith('/exports/') ? '/exports/{token}' : pathname}`,
+          {
+            kind: SpanKind.SERVER,
+            attributes: {
+              'http.request.method': request.method,
+              'url.path': pathname.startsWith('/exports/') ? '/exports/{token}' : pathname,
+              'service.role': name,
+              ...(request.headers.get(REQUEST_ID_HEADER)
+                ? { [REQUEST_ID_ATTRIBUTE]: request.headers.get(REQUEST_ID_HEADER)! }
+                : {}),
+            },
+          },
+          parent,
+          async (span) => {
+            try {
+              const response = await handle(request, remoteAddress);
+              span.setAttribute('http.response.status_code', response.status);
+              if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+              return response;
+            } catch (e) {
+              span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+              throw e;
+            } finally {
+              span.end();
+            }
+          },
+        );
+      };
+    },
+    shutdown: () => sdk.shutdown(),
+  };
+  setActiveTracing(tracing);
+  return tracing;
+}
+
+/** The service name of a process from its command line: `assetql-gateway`, `assetql-assets`, … */
+export function serviceNameOf(argv: readonly string[]): string {
+  const at = argv.indexOf('--subgraph');
+  if (at >= 0 && argv[at + 1]) return `assetql-${argv[at + 1]}`;
+  if (argv.includes('--gateway')) return 'assetql-gateway';
+  return 'assetql';
+}
