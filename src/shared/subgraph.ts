@@ -88,26 +88,40 @@ const DEFAULT_REQUEST_LIMITS: RequestLimits = {
   maxStringLength: DEFAULT_MAX_STRING_LENGTH,
 };
 
-export interface SubgraphOptions<C> {
-  name: string;
-  typeDefs: string;
-  resolvers: unknown;
+/**
+ * What every subgraph is given by whoever assembles the service (src/server/app.ts), beside its
+ * own dependencies: each subgraph's deps extend it and hand it on with {@link runtimeOf}.
+ */
+export interface SubgraphRuntime {
   signer: IdentitySigner;
   log: Logger;
   clock: Clock;
   /**
    * Resolve forwarded sessions when a request carries no signed identity @default none: such
-   * requests are anonymous.
+   * requests are anonymous (docs/routers.md).
    */
   forwarded?: ForwardedSessions;
-  /** Adds the subgraph's own dependencies to the base context. */
-  extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
+  /** The document limits, cost model, introspection rule and string limit of every request
+   * @default DEFAULT_DOCUMENT_LIMITS, introspection on, DEFAULT_MAX_STRING_LENGTH */
+  requestLimits?: RequestLimits;
   /** Where resolvers count what the operator watches @default NO_METRICS */
   metrics?: Metrics;
+}
+
+/** The runtime part of a subgraph's deps, and nothing else of them. */
+export function runtimeOf(deps: SubgraphRuntime): SubgraphRuntime {
+  const { signer, log, clock, forwarded, requestLimits, metrics } = deps;
+  return { signer, log, clock, forwarded, requestLimits, metrics };
+}
+
+export interface SubgraphOptions<C> extends SubgraphRuntime {
+  name: string;
+  typeDefs: string;
+  resolvers: unknown;
+  /** Adds the subgraph's own dependencies to the base context. */
+  extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
-  /** @default DEFAULT_DOCUMENT_LIMITS, introspection on, DEFAULT_MAX_STRING_LENGTH */
-  limits?: RequestLimits;
 }
 
 /** An operation the gateway hands to a subgraph in the same process, already validated. */
@@ -167,7 +181,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
   });
   // Every object a request resolves is counted against its budget (shared/response-budget.ts).
   chargeFieldsResolved(schema);
-  const { documentLimits, introspection, maxStringLength } = options.limits ?? DEFAULT_REQUEST_LIMITS;
+  const { documentLimits, introspection, maxStringLength } = options.requestLimits ?? DEFAULT_REQUEST_LIMITS;
   const log = options.log.child({ subgraph: options.name });
   const pendingHeaders = new WeakMap<Request, Headers>();
   const mask = (error: unknown) => maskError(error, log, 'unexpected error in resolver');

@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import type { ExportLimits } from '../../config/index.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { AccountStanding, IdentitySigner } from '../../shared/identity.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { Metrics } from '../../shared/metrics.ts';
-import { createSubgraph, type ForwardedSessions, type RequestLimits } from '../../shared/subgraph.ts';
+import type { AccountStanding } from '../../shared/identity.ts';
+import { createSubgraph, runtimeOf, type SubgraphRuntime } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetsContext } from './context.ts';
@@ -17,16 +14,9 @@ import { resolvers } from './resolvers/index.ts';
 
 export const assetsTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
-export interface AssetsDeps {
+export interface AssetsDeps extends SubgraphRuntime {
   db: Kysely<Tables>;
   database: Pick<Database, 'db' | 'pool' | 'engine'>;
-  signer: IdentitySigner;
-  log: Logger;
-  clock: Clock;
-  /** Resolve sessions forwarded by another router @default none (docs/routers.md) */
-  forwarded?: ForwardedSessions;
-  /** Where the subgraph counts what the operator watches @default NO_METRICS */
-  metrics?: Metrics;
   /** Auth's rule of a user's standing in a group: export links work only while their maker's holds. */
   standing: AccountStanding;
   /**
@@ -34,8 +24,6 @@ export interface AssetsDeps {
    * downloads (@default DEFAULT_EXPORT_LIMITS).
    */
   exports: { baseUrl: string; key: Uint8Array; limits?: Partial<ExportLimits> };
-  /** The document limits, cost model, introspection rule and string limit of every request @default the defaults */
-  requestLimits?: RequestLimits;
 }
 
 /** The assets subgraph: profiles, assets, relationships, views, selection filters, exports. */
@@ -51,15 +39,10 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     metrics: deps.metrics,
   });
   return createSubgraph<AssetsContext>({
+    ...runtimeOf(deps),
     name: 'assets',
     typeDefs: assetsTypeDefs,
     resolvers,
-    signer: deps.signer,
-    log: deps.log,
-    clock: deps.clock,
-    forwarded: deps.forwarded,
-    limits: deps.requestLimits,
-    metrics: deps.metrics,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

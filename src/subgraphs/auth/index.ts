@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
-import type { Clock } from '../../shared/clock.ts';
-import type { IdentitySigner } from '../../shared/identity.ts';
-import type { Logger } from '../../shared/logger.ts';
-import type { Metrics } from '../../shared/metrics.ts';
-import { createSubgraph, type ForwardedSessions, type RequestLimits } from '../../shared/subgraph.ts';
+import { createSubgraph, runtimeOf, type SubgraphRuntime } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
 import { createAuthCore } from './core.ts';
@@ -24,22 +20,15 @@ export { createAccountStanding } from './sessions/standing.ts';
 
 export const authTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
-export interface AuthDeps {
+export interface AuthDeps extends SubgraphRuntime {
   db: Kysely<Tables>;
   /** The same database's pool, for the rate limiter's store. */
   pool: pg.Pool;
   /** Per-address limits @default DEFAULT_LIMITS */
   limits?: AuthLimits;
-  signer: IdentitySigner;
-  log: Logger;
-  clock: Clock;
-  /** Where the subgraph counts what the operator watches @default NO_METRICS */
-  metrics?: Metrics;
   settings: AuthSettings;
   /** The service's public base URL, for the session cookie's attributes. */
   baseUrl: string;
-  /** Resolve sessions forwarded by another router @default none (docs/routers.md) */
-  forwarded?: ForwardedSessions;
   /** Derives the keys that seal TOTP secrets and hash one-time codes. */
   secret: string;
   /** Where codes go @default the outbox table */
@@ -50,8 +39,6 @@ export interface AuthDeps {
   oidcIssuers?: readonly OidcIssuer[];
   /** When devices are remembered and for how long @default DEFAULT_DEVICE_POLICY */
   devices?: DevicePolicy;
-  /** The document limits, cost model, introspection rule and string limit of every request @default the defaults */
-  requestLimits?: RequestLimits;
 }
 
 /** The auth subgraph: sessions, sign-in and its challenges, API keys, devices, configuration. */
@@ -67,15 +54,10 @@ export function createAuthSubgraph(deps: AuthDeps) {
   });
   const limiter = new AuthLimiter(deps.pool, deps.limits);
   return createSubgraph<AuthContext>({
+    ...runtimeOf(deps),
     name: 'auth',
     typeDefs: authTypeDefs,
     resolvers,
-    signer: deps.signer,
-    log: deps.log,
-    clock: deps.clock,
-    forwarded: deps.forwarded,
-    limits: deps.requestLimits,
-    metrics: deps.metrics,
     extendContext: (base) => ({
       ...base,
       auth,
