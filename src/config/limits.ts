@@ -1,0 +1,60 @@
+/** The gateway's limits on one request (docs/security.md); each can be set in `documentLimits`. */
+export const DEFAULT_DOCUMENT_LIMITS = {
+  /** Nesting of selection sets, a fragment spread counted as a level (the tests reach 14). */
+  maxDepth: 20,
+  /** Aliased fields in one operation. */
+  maxAliases: 30,
+  /** Directives in one operation. */
+  maxDirectives: 20,
+  /**
+   * Estimated cost (GraphQL Cost Specification over the schema's `@cost`/`@listSize`, variables
+   * read): about one per object resolved, lists counted at their page size or declared maximum.
+   */
+  maxCost: 20_000_000,
+  /** Lexical tokens in the document. */
+  maxTokens: 10_000,
+  /** Request body, also of a GET's query string (HTTP 413 beyond). */
+  maxBodyBytes: 4 * 1024 * 1024,
+  /** Operations in one array-of-operations request; 0 refuses arrays. */
+  maxBatch: 10,
+  /** `variables` as JSON text. */
+  maxVariablesBytes: 2 * 1024 * 1024,
+  /** Nesting of objects and arrays within `variables`. */
+  maxVariablesDepth: 32,
+  /** Fields a subgraph resolves for one request; execution stops with `RESPONSE_TOO_LARGE` beyond. */
+  maxFields: 1_000_000,
+  /** Related assets (`Asset.related`) one request may reach in all; `RELATED_LIMIT` beyond. */
+  maxRelated: 50_000,
+} as const;
+
+export type DocumentLimits = { readonly [K in keyof typeof DEFAULT_DOCUMENT_LIMITS]: number };
+
+/** Bounds on export downloads in one process (docs/exports.md); each can be set in `exportLimits`. */
+export const DEFAULT_EXPORT_LIMITS = {
+  /** Downloads streaming at once; each holds a pooled database connection while it streams. */
+  maxConcurrent: 3,
+  /** Seconds a download waits for its reader to ask for the first bytes before its slot is freed. */
+  firstByteSeconds: 10,
+  /** Seconds a download waits for its reader to ask for more before it is cut off. */
+  idleSeconds: 120,
+} as const;
+
+export type ExportLimits = {
+  readonly [K in keyof typeof DEFAULT_EXPORT_LIMITS]: number;
+} & {
+  /** Downloads one tenant may stream at once @default max(1, floor(maxConcurrent / 2)) */
+  readonly maxPerTenant: number;
+};
+
+/**
+ * The export bounds with every unnamed one at its default. A tenant's share defaults to half the
+ * slots (at least one), so that one tenant never holds them all while there are two or more.
+ */
+export function exportLimits(given: Partial<ExportLimits> = {}): ExportLimits {
+  const maxConcurrent = given.maxConcurrent ?? DEFAULT_EXPORT_LIMITS.maxConcurrent;
+  return Object.freeze({
+    ...DEFAULT_EXPORT_LIMITS,
+    maxPerTenant: Math.max(1, Math.floor(maxConcurrent / 2)),
+    ...given,
+  });
+}
