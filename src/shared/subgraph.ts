@@ -294,17 +294,18 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
             endResponse(Response.json({ status: 'ok' }));
             return;
           }
-          // Behind another router the subgraph reads the session cookie itself, so it refuses
-          // what a cross-site form could post, as our gateway does (docs/auth.md, "CSRF").
-          if (options.forwarded && !request.headers.has(IDENTITY_HEADER) && isCrossSiteSendable(request)) {
-            endResponse(csrfRejection());
-            return;
-          }
+          // Plain routes (export downloads) read no session: they answer for themselves.
           for (const [prefix, route] of Object.entries(options.routes ?? {})) {
             if (url.pathname.startsWith(prefix)) {
               endResponse(await route(request));
               return;
             }
+          }
+          // Behind another router the subgraph reads the session cookie itself, so it refuses
+          // what a cross-site form could post, as our gateway does (docs/auth.md, "CSRF").
+          if (options.forwarded && !request.headers.has(IDENTITY_HEADER) && isCrossSiteSendable(request)) {
+            endResponse(csrfRejection());
+            return;
           }
         },
         onResponse({ request, response }) {
