@@ -5,7 +5,13 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { AssetImportRow } from '../import/validate.ts';
 import { lookupSql } from './lookup-keys.ts';
 import { type UpsertCounts, upsertSql } from './rule.ts';
-import { DUPLICATE_ID, DuplicateIdError, type UpsertOptions, type UpsertResult } from './types.ts';
+import {
+  DUPLICATE_ID,
+  DuplicateIdError,
+  type UpsertOptions,
+  type UpsertResult,
+  type UpsertTarget,
+} from './types.ts';
 
 /** Rows per COPY and merge inside the one transaction of `copy`. */
 export const COPY_CHUNK_ROWS = 25_000;
@@ -21,12 +27,11 @@ type Rows = Iterable<AssetImportRow> | AsyncIterable<AssetImportRow>;
  */
 export async function viaCopy(
   client: pg.PoolClient,
-  group: string,
-  profile: string,
-  lookupNames: string[],
+  target: UpsertTarget,
   rows: Rows,
   options: UpsertOptions,
 ): Promise<Omit<UpsertResult, 'method'>> {
+  const { group, profile, lookupNames } = target;
   await client.query(`
     create temp table assetql_import_staging (
       id text not null,

@@ -70,3 +70,10 @@ export interface DatasetWriteResult {
 export class DatasetWriteError extends Error {
   override name = 'DatasetWriteError';
 }
+
+/** Where a bulk write goes: a group's profile, with the lookup names read under its lock. */
+export interface UpsertTarget {
+  group: string;
+  profile: string;
+  lookupNames: string[];
+}

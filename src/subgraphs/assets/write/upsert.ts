@@ -8,7 +8,13 @@ import { viaCopy } from './copy.ts';
 import { writeUpDataset, writeUpDatasetIn } from './datasets.ts';
 import { lockLookupNames, lookupSql } from './lookup-keys.ts';
 import { type UpsertCounts, upsertSql } from './rule.ts';
-import { DUPLICATE_ID, DuplicateIdError, type UpsertOptions, type UpsertResult } from './types.ts';
+import {
+  DUPLICATE_ID,
+  DuplicateIdError,
+  type UpsertOptions,
+  type UpsertResult,
+  type UpsertTarget,
+} from './types.ts';
 
 /**
  * Loads that add at least this many assets, and at least a tenth of the profile's size as the
@@ -51,8 +57,8 @@ export async function upsertAssets(
     const names = await lockLookupNames(clientExec(client), group, profile);
     const counts =
       method === 'copy'
-        ? await viaCopy(client, group, profile, names, rows, options)
-        : await viaInsert(clientExec(client), group, profile, names, rows, options);
+        ? await viaCopy(client, { group, profile, lookupNames: names }, rows, options)
+        : await viaInsert(clientExec(client), { group, profile, lookupNames: names }, rows, options);
     await client.query('commit');
     if (await statisticsStale(client, group, profile, counts.inserted)) await client.query(ANALYZE);
     return { ...counts, method };
@@ -90,7 +96,7 @@ export async function upsertAssetsIn(
     return { rows: rows.length, inserted, updated };
   }
   const names = await lockLookupNames(exec, group, profile.profile);
-  return viaInsert(exec, group, profile.profile, names, rows, {});
+  return viaInsert(exec, { group, profile: profile.profile, lookupNames: names }, rows, {});
 }
 
 /** Rows as the `manual` layer of a profile with up datasets. */
@@ -128,12 +134,11 @@ async function statisticsStale(
 
 async function viaInsert(
   exec: Exec,
-  group: string,
-  profile: string,
-  lookupNames: string[],
+  target: UpsertTarget,
   rows: Rows,
   options: UpsertOptions,
 ): Promise<Omit<UpsertResult, 'method'>> {
+  const { group, profile, lookupNames } = target;
   const size = Math.max(1, options.chunkSize ?? 1000);
   let n = 0;
   let inserted = 0;

@@ -237,7 +237,8 @@ describe('twilioSmsSender', () => {
 });
 
 describe('smsMessenger and routingMessenger', () => {
-  it('routes sms to Twilio and email to the fallback', async () => {
+  /** SMS to the Twilio sender; everything else parked in a list the test reads. */
+  const routedWithParking = () => {
     const parked: Message[] = [];
     const routed = routingMessenger({
       sms: smsMessenger(sender()),
@@ -247,6 +248,11 @@ describe('smsMessenger and routingMessenger', () => {
         },
       },
     });
+    return { parked, routed };
+  };
+
+  it('routes sms to Twilio and email to the fallback', async () => {
+    const { parked, routed } = routedWithParking();
 
     await routed.send({ channel: 'sms', to: '+14155550100', body: 'Your assetql sign-in code is 654321' });
     await routed.send({ channel: 'email', to: 'alice@example.test', subject: 'Reset', body: 'code 1' });
@@ -260,15 +266,7 @@ describe('smsMessenger and routingMessenger', () => {
   });
 
   it('propagates a provider refusal instead of parking the code', async () => {
-    const parked: Message[] = [];
-    const routed = routingMessenger({
-      sms: smsMessenger(sender()),
-      fallback: {
-        async send(m) {
-          parked.push(m);
-        },
-      },
-    });
+    const { parked, routed } = routedWithParking();
     await expect(routed.send({ channel: 'sms', to: 'not-a-number', body: 'x' })).rejects.toThrow(
       /code 21211/,
     );
