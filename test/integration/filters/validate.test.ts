@@ -181,7 +181,7 @@ describe('validateFilter', () => {
       ],
       [{ property: { name: 'tags', in: ['\udc00'] } }, 'filter.property.in[0]: must be well-formed Unicode'],
       [
-        { property: { name: 'tags', equals: { ['k\u0000']: 1 } } },
+        { property: { name: 'tags', equals: { 'k\u0000': 1 } } },
         'filter.property.equals: must not contain the NUL',
       ],
       [
