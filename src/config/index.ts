@@ -1,28 +1,38 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { z } from 'zod';
-import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, type ExportLimits, exportLimits } from './limits.ts';
+import {
+  DEFAULT_DOCUMENT_LIMITS,
+  DEFAULT_FAIRNESS,
+  type DocumentLimits,
+  type ExportLimits,
+  exportLimits,
+  type Fairness,
+} from './limits.ts';
 import { ENVIRONMENTS, type Environment, SUBGRAPH_NAMES, type SubgraphName, schema } from './schema.ts';
 
 export {
   DEFAULT_DOCUMENT_LIMITS,
   DEFAULT_EXPORT_LIMITS,
+  DEFAULT_FAIRNESS,
   type DocumentLimits,
   type ExportLimits,
   exportLimits,
+  type Fairness,
 } from './limits.ts';
 export { ENVIRONMENTS, type Environment, SUBGRAPH_NAMES, type SubgraphName };
 
 export type Config = Readonly<
   Omit<
     z.infer<typeof schema>,
-    'host' | 'baseUrl' | 'demoData' | 'documentLimits' | 'exportLimits' | 'introspection'
+    'host' | 'baseUrl' | 'demoData' | 'documentLimits' | 'exportLimits' | 'fairness' | 'introspection'
   > & {
     host: string;
     baseUrl: string;
     demoData: boolean;
     documentLimits: DocumentLimits;
     exportLimits: ExportLimits;
+    fairness: Fairness;
     introspection: boolean;
     /** True when no `secret` was configured and one was made for this process (demo only). */
     ephemeralSecret: boolean;
@@ -93,6 +103,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     exportLimits: env.ASSETQL_EXPORT_LIMITS
       ? parseJson(env.ASSETQL_EXPORT_LIMITS, 'ASSETQL_EXPORT_LIMITS')
       : undefined,
+    fairness: env.ASSETQL_FAIRNESS ? parseJson(env.ASSETQL_FAIRNESS, 'ASSETQL_FAIRNESS') : undefined,
     statementTimeoutMs: env.ASSETQL_STATEMENT_TIMEOUT_MS,
     upstreamTimeoutMs: env.ASSETQL_UPSTREAM_TIMEOUT_MS,
     maxStringLength: env.ASSETQL_MAX_STRING_LENGTH,
@@ -157,6 +168,7 @@ export function loadConfig(
     demoData: c.demoData ?? c.env === 'demo',
     documentLimits: Object.freeze({ ...DEFAULT_DOCUMENT_LIMITS, ...c.documentLimits }),
     exportLimits: exportLimits(c.exportLimits),
+    fairness: Object.freeze({ ...DEFAULT_FAIRNESS, ...c.fairness }),
     introspection: c.introspection ?? c.env !== 'production',
     secret,
     ephemeralSecret: c.secret === undefined,
@@ -190,6 +202,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   ssoUrl: 'ASSETQL_SSO_URL',
   documentLimits: 'ASSETQL_DOCUMENT_LIMITS',
   exportLimits: 'ASSETQL_EXPORT_LIMITS',
+  fairness: 'ASSETQL_FAIRNESS',
   statementTimeoutMs: 'ASSETQL_STATEMENT_TIMEOUT_MS',
   upstreamTimeoutMs: 'ASSETQL_UPSTREAM_TIMEOUT_MS',
   maxStringLength: 'ASSETQL_MAX_STRING_LENGTH',

@@ -58,3 +58,22 @@ export function exportLimits(given: Partial<ExportLimits> = {}): ExportLimits {
     ...given,
   });
 }
+
+/**
+ * How one process shares its event loop between tenants (src/gateway/fairness.ts,
+ * docs/security.md#fairness-between-tenants); each can be set in `fairness`.
+ */
+export const DEFAULT_FAIRNESS = {
+  /**
+   * Event-loop utilisation (0–1) above which a tenant that has had more than its even share of
+   * the process's recent running time runs one request at a time, the rest waiting their turn.
+   * 1 turns sharing off.
+   */
+  busyAbove: 0.5,
+  /** Requests of one tenant that may wait at once; beyond, `429 REQUEST_RATE_LIMITED`. */
+  maxQueued: 64,
+  /** Longest a request waits for its turn before it is answered `429 REQUEST_RATE_LIMITED`. */
+  maxWaitMs: 10_000,
+} as const;
+
+export type Fairness = { readonly [K in keyof typeof DEFAULT_FAIRNESS]: number };

@@ -189,6 +189,20 @@ export const schema = z
       })
       .default({}),
     /**
+     * `ASSETQL_FAIRNESS`: JSON settings of how a process shares its time between tenants
+     * (docs/security.md#fairness-between-tenants), e.g. `{ "busyAbove": 0.5, "maxQueued": 64,
+     * "maxWaitMs": 10000 }`; unnamed settings keep their defaults (`DEFAULT_FAIRNESS`).
+     */
+    fairness: z
+      .object({
+        busyAbove: z.number().gt(0).max(1),
+        maxQueued: z.number().int().min(0).max(100_000),
+        maxWaitMs: z.number().int().positive().max(3_600_000),
+      })
+      .partial()
+      .strict()
+      .default({}),
+    /**
      * `ASSETQL_STATEMENT_TIMEOUT_MS`: PostgreSQL's `statement_timeout` for the statements of a
      * request; one running longer is cancelled and the request answered with `TIMEOUT`
      * (docs/security.md). 0 turns it off @default 5000

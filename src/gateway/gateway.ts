@@ -8,6 +8,7 @@ import { useRequestErrorStatus } from '../shared/request-error-status.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { corsPolicy } from './cors.ts';
+import { SCHEDULER_TIMING } from './fairness.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
 import { useCsrf } from './plugins/use-csrf.ts';
@@ -25,6 +26,7 @@ import { type MetricsContext, useMetrics } from './plugins/use-metrics.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
+import { useTenantFairness } from './plugins/use-tenant-fairness.ts';
 import { useRoutes } from './routes/index.ts';
 import { forwardedRoute } from './routes/subgraph-routes.ts';
 
@@ -103,12 +105,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     sessionChangers: new Set(options.subgraphs.filter((s) => s.mayChangeSession).map((s) => s.name)),
   });
 
+  // Who runs next when tenants contend for this process (gateway/fairness.ts).
+  const fairness = useTenantFairness({ ...config.fairness, ...SCHEDULER_TIMING }, metrics);
+
   // In this order, for every request (the HTTP hooks, outermost first) and for GraphQL ones (the
   // runtime's hooks): the correlation id before anything can fail or log; tracing and metrics
   // (when on) around all the rest, so that they see refusals too; failures answered
   // inside it and inside the headers every answer gets; the routes that are not GraphQL; then,
   // for GraphQL, the body limit before anything reads the body, CSRF before the session is
-  // looked at, and the identity before the operation runs.
+  // looked at, the identity, and the tenant's turn (when tenants contend) before the operation
+  // runs.
   const plugins = [
     useCorrelationId(),
     ...(options.tracing?.plugins ?? []),
@@ -133,6 +139,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     useInputLimits(config.maxStringLength),
     useCsrf(),
     sessionIdentity,
+    ...(config.fairness.busyAbove < 1 ? [fairness] : []),
     ...(config.directExecution
       ? [
           useDirectExecution({
@@ -194,6 +201,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       return http(request, { pathname: new URL(request.url).pathname, remoteAddress } as RequestContext);
     },
     async close() {
+      fairness.close();
       await runtime.dispose();
     },
   };

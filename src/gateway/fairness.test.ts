@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FairnessOptions, FairScheduler, type LoopProbe, type Refusal } from './fairness.ts';
+
+const OPTIONS: FairnessOptions = {
+  busyAbove: 0.5,
+  maxQueued: 4,
+  maxWaitMs: 2_000,
+  sampleMs: 5,
+  activeMs: 1_000,
+  halfLifeMs: 1_000,
+};
+
+/** A loop whose utilisation the test sets, and a clock that the jobs move on from real time. */
+function loop(utilisation = 0.9) {
+  const state = { utilisation, now: 0 };
+  const probe: LoopProbe = {
+    now: () => performance.now() + state.now,
+    utilisation: () => state.utilisation,
+  };
+  return { state, probe };
+}
+
+/** A unit of work that ends when the test says so, having "run" `ms` on the fake clock. */
+function job(state: { now: number }, ms: number) {
+  let finish!: () => void;
+  const done = new Promise<void>((r) => {
+    finish = r;
+  });
+  let started = false;
+  return {
+    get started() {
+      return started;
+    },
+    work: async () => {
+      started = true;
+      await done;
+      state.now += ms;
+      return 'ok';
+    },
+    finish: () => finish(),
+  };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 20));
+
+describe('FairScheduler', () => {
+  const schedulers: FairScheduler[] = [];
+  const make = (probe: LoopProbe, options = OPTIONS) => {
+    const s = new FairScheduler(options, probe);
+    schedulers.push(s);
+    return s;
+  };
+  afterEach(() => {
+    for (const s of schedulers.splice(0)) s.close();
+  });
+
+  it('never holds a tenant that is alone, however busy the loop', async () => {
+    const { state, probe } = loop(1);
+    const s = make(probe);
+    const jobs = Array.from({ length: 20 }, () => job(state, 50));
+    const runs = jobs.map((j) => s.run('group:a', j.work));
+    await tick();
+    expect(jobs.every((j) => j.started)).toBe(true);
+    for (const j of jobs) j.finish();
+    expect(await Promise.all(runs)).toEqual(Array(20).fill('ok'));
+  });
+
+  it('runs a tenant over its share one request at a time while another is active and the loop is busy', async () => {
+    const { state, probe } = loop(0.9);
+    const s = make(probe);
+    // The heavy tenant has used the process for a while; the light one has just arrived.
+    for (let i = 0; i < 3; i++) {
+      const j = job(state, 100);
+      const r = s.run('group:heavy', j.work);
+      j.finish();
+      await r;
+    }
+    const light0 = job(state, 1);
+    const first = s.run('group:light', light0.work);
+    light0.finish();
+    await first;
+
+    // A burst of the heavy tenant while the loop is busy: none starts, four wait, four are refused.
+    const burst = Array.from({ length: 8 }, () => job(state, 100));
+    const outcomes = burst.map((j) =>
+      s.run('group:heavy', j.work).then(
+        () => 'ran',
+        (e: Refusal) => e.reason,
+      ),
+    );
+    await tick();
+    expect(burst.filter((j) => j.started)).toHaveLength(0);
+
+    // The light tenant is within its share: it starts at once, beside the heavy one's queue.
+    const light = job(state, 1);
+    const lightRun = s.run('group:light', light.work);
+    await tick();
+    expect(light.started).toBe(true);
+    light.finish();
+    await lightRun;
+
+    // The loop quietens: the heavy tenant's queue drains one request at a time, in order.
+    state.utilisation = 0.1;
+    for (let n = 0; n < OPTIONS.maxQueued; n++) {
+      await tick();
+      expect(burst.filter((j) => j.started)).toHaveLength(n + 1);
+      burst[n]!.finish();
+    }
+    const answers = await Promise.all(outcomes);
+    expect(answers).toEqual([...Array(OPTIONS.maxQueued).fill('ran'), ...Array(4).fill('queue_full')]);
+  });
+
+  it('refuses a request that waited too long, and forgets one whose client left', async () => {
+    const { state, probe } = loop(0.9);
+    const s = make(probe, { ...OPTIONS, maxWaitMs: 50 });
+    const warm = job(state, 100);
+    const w = s.run('group:heavy', warm.work);
+    warm.finish();
+    await w;
+    const other = job(state, 1);
+    const o = s.run('group:light', other.work);
+    other.finish();
+    await o;
+
+    // One request of the heavy tenant runs (the loop was quiet when it came), then it gets busy.
+    state.utilisation = 0.1;
+    const running = job(state, 100);
+    const r = s.run('group:heavy', running.work);
+    await tick();
+    expect(running.started).toBe(true);
+    state.utilisation = 0.9;
+    const late = job(state, 1);
+    const lateRun = s.run('group:heavy', late.work).catch((e: Refusal) => e.reason);
+    const abort = new AbortController();
+    const leaving = job(state, 1);
+    const leavingRun = s.run('group:heavy', leaving.work, abort.signal).catch((e: Refusal) => e.reason);
+    abort.abort();
+    expect(await leavingRun).toBe('gone');
+    expect(await lateRun).toBe('waited_too_long');
+    expect(late.started || leaving.started).toBe(false);
+    running.finish();
+    await r;
+  });
+
+  it('admits everyone while the loop is not busy, whatever their shares', async () => {
+    const { state, probe } = loop(0.1);
+    const s = make(probe);
+    for (const key of ['group:heavy', 'group:light']) {
+      const j = job(state, key === 'group:heavy' ? 500 : 1);
+      const r = s.run(key, j.work);
+      j.finish();
+      await r;
+    }
+    // Over its share, the heavy tenant still runs, one request at a time.
+    const a = job(state, 10);
+    const b = job(state, 10);
+    const ra = s.run('group:heavy', a.work);
+    const rb = s.run('group:heavy', b.work);
+    await tick();
+    expect([a.started, b.started]).toEqual([true, false]);
+    a.finish();
+    await ra;
+    await tick();
+    expect(b.started).toBe(true);
+    b.finish();
+    await rb;
+  });
+
+  it('with busyAbove 1 is off', async () => {
+    const { state, probe } = loop(1);
+    const s = make(probe, { ...OPTIONS, busyAbove: 1 });
+    const heavy = job(state, 1_000);
+    const h = s.run('group:heavy', heavy.work);
+    heavy.finish();
+    await h;
+    const jobs = Array.from({ length: 10 }, () => job(state, 10));
+    const runs = [
+      s.run('group:light', jobs[0]!.work),
+      ...jobs.slice(1).map((j) => s.run('group:heavy', j.work)),
+    ];
+    await tick();
+    expect(jobs.every((j) => j.started)).toBe(true);
+    for (const j of jobs) j.finish();
+    await Promise.all(runs);
+  });
+});
