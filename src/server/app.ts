@@ -14,6 +14,7 @@ import { type Database, openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { assetsDescriptor } from '../subgraphs/assets/descriptor.ts';
 import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
+import { PROFILE_TABLES, ProfileCache, watchProfileChanges } from '../subgraphs/assets/profiles/cache.ts';
 import { stsCredentialsProvider } from '../subgraphs/auth/credentials/sts.ts';
 import { authDescriptor } from '../subgraphs/auth/descriptor.ts';
 import {
@@ -111,6 +112,8 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   };
 
   const closers: (() => void | Promise<void>)[] = [];
+  /** What must be settled before the app serves (each resolves, never rejects). */
+  const starting: Promise<void>[] = [];
 
   const makeMessenger = () => {
     const messenger = configuredMessenger(config, database.db);
@@ -127,10 +130,21 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
 
   const makeSubgraph = (name: SubgraphName) => {
     switch (name) {
-      case 'assets':
+      case 'assets': {
+        // Profile definitions kept between requests while this process hears of their changes
+        // (PostgreSQL; embedded PGlite does not pass notices between connections).
+        const profiles = new ProfileCache();
+        // This process's own profile changes, whatever code makes them, are forgotten at once.
+        closers.push(database.writes.watch(PROFILE_TABLES, () => profiles.invalidate()));
+        if (database.engine === 'postgres') {
+          const watch = watchProfileChanges(database.pool, profiles, log);
+          starting.push(watch.ready);
+          closers.push(() => watch.close());
+        }
         return createAssetsSubgraph({
           ...deps,
           database,
+          profiles,
           // Subgraphs never import each other: auth's standing rule is handed over here.
           standing: createAccountStanding({ db: database.db }),
           exports: {
@@ -139,6 +153,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
             limits: config.exportLimits,
           },
         });
+      }
       case 'auth':
         return createAuthSubgraph({
           ...deps,
@@ -232,6 +247,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   // A subgraph process continues the gateway's trace (the gateway's runtime does its own).
   if (tracing && role.kind === 'subgraph') handle = tracing.traceRequests(handle, role.name);
 
+  await Promise.all(starting);
   let closing: Promise<void> | undefined;
   return {
     config,

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { TableWrites } from './table-writes.ts';
 import type { Tables } from './tables.ts';
 
 /** Where the data lives: PostgreSQL by URL, or embedded PGlite in a folder (or in memory). */
@@ -14,6 +15,8 @@ export interface Database {
   readonly engine: 'postgres' | 'pglite';
   /** True when this process owns the embedded database (and so serves the socket). */
   readonly ownsEmbedded: boolean;
+  /** This process's own writes to the tables it watches, as they happen (storage/table-writes.ts). */
+  readonly writes: TableWrites;
   close(): Promise<void>;
 }
 
@@ -99,13 +102,15 @@ function fromPool(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   if (options.onConnect) pool.on('connect', options.onConnect);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const writes = new TableWrites();
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [writes] });
   let closed: Promise<void> | undefined;
   return {
     db,
     pool,
     engine,
     ownsEmbedded,
+    writes,
     close() {
       closed ??= (async () => {
         await db.destroy();

@@ -18,6 +18,7 @@ import * as partialGeometryIndex from './migrations/20261123T2200_partial_geomet
 import * as lookupKeys from './migrations/20261124T0100_lookup_keys.ts';
 import * as profileCheck from './migrations/20261124T0200_profile_check_per_statement.ts';
 import * as rememberedDevices from './migrations/20261125T0100_remembered_devices.ts';
+import * as profileNotices from './migrations/20261125T0200_profile_change_notices.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '20261124T0100_lookup_keys': lookupKeys,
   '20261124T0200_profile_check_per_statement': profileCheck,
   '20261125T0100_remembered_devices': rememberedDevices,
+  '20261125T0200_profile_change_notices': profileNotices,
 };
 
 /**

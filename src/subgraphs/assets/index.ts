@@ -10,6 +10,7 @@ import { EXPORTS_ROUTE } from './descriptor.ts';
 import { createExportHandler } from './exports/handler.ts';
 import { ExportTokens } from './exports/tokens.ts';
 import { createAssetLoaders } from './loaders.ts';
+import type { ProfileCache } from './profiles/cache.ts';
 import { resolvers } from './resolvers/index.ts';
 
 export const assetsTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
@@ -24,6 +25,11 @@ export interface AssetsDeps extends SubgraphRuntime {
    * downloads (@default DEFAULT_EXPORT_LIMITS).
    */
   exports: { baseUrl: string; key: Uint8Array; limits?: Partial<ExportLimits> };
+  /**
+   * Profile definitions kept between requests (profiles/cache.ts) @default none kept: each
+   * request reads the profiles it uses.
+   */
+  profiles?: ProfileCache;
 }
 
 /** The assets subgraph: profiles, assets, relationships, views, selection filters, exports. */
@@ -47,7 +53,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
       ...base,
       db: deps.db,
       database: deps.database,
-      loaders: createAssetLoaders(deps.db, base.identity.userGroup ?? ''),
+      loaders: createAssetLoaders(deps.db, base.identity.userGroup ?? '', deps.profiles),
       exports,
     }),
     routes: { [EXPORTS_ROUTE.path]: serveExport },

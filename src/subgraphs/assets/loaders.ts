@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../storage/tables.ts';
 import { type AssetRow, assetsByKeys, profilesWithExtensions } from './assets.repository.ts';
 import type { DatasetStats } from './datasets/rows.ts';
+import { ProfileCache } from './profiles/cache.ts';
 import { type EffectiveProfile, effectiveProfile } from './profiles/definition.ts';
 import { createRelatedLoader, type RelatedKey } from './relationships.ts';
 
@@ -12,19 +13,30 @@ export interface AssetLoaders {
   related: DataLoader<RelatedKey, AssetRow[], string>;
   /** The dataset counters of a profile (one statement for every profile asked in a request). */
   datasetStats: DataLoader<string, DatasetStats[]>;
+  /**
+   * Forgets every profile definition this request and this process have read, after this request
+   * committed a change to one: the next read is fresh here at once (other processes forget when
+   * the database's change notice reaches them).
+   */
+  profilesChanged(): void;
 }
 
-/** Per-request batching, fixed to one tenant group. */
-export function createAssetLoaders(db: Kysely<Tables>, group: string): AssetLoaders {
-  return {
-    profile: new DataLoader(async (names) => {
-      const rows = await profilesWithExtensions(db, group, names);
-      const byName = new Map(rows.map((r) => [r.profile, r]));
-      return names.map((n) => {
-        const row = byName.get(n);
-        return row ? effectiveProfile(row, row.extensions) : null;
-      });
-    }),
+/**
+ * Per-request batching, fixed to one tenant group; profiles come from `profiles`, kept between
+ * requests while the process hears of their changes (profiles/cache.ts).
+ */
+export function createAssetLoaders(
+  db: Kysely<Tables>,
+  group: string,
+  profiles: ProfileCache = new ProfileCache(),
+): AssetLoaders {
+  const loaders: AssetLoaders = {
+    profile: new DataLoader((names) =>
+      profiles.load(group, names, async (missing) => {
+        const rows = await profilesWithExtensions(db, group, missing);
+        return new Map(rows.map((r) => [r.profile, effectiveProfile(r, r.extensions)]));
+      }),
+    ),
     asset: new DataLoader(
       async (keys) => {
         const rows = await assetsByKeys(db, group, keys);
@@ -51,5 +63,10 @@ export function createAssetLoaders(db: Kysely<Tables>, group: string): AssetLoad
         .execute();
       return profiles.map((p) => rows.filter((r) => r.profile === p));
     }),
+    profilesChanged() {
+      profiles.invalidate();
+      loaders.profile.clearAll();
+    },
   };
+  return loaders;
 }

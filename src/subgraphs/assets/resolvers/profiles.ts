@@ -27,7 +27,7 @@ async function profileMutation(
   change: (group: string) => Promise<ProfileOutcome>,
 ) {
   const outcome = await asCaller(ctx, 'Sign in to change profiles.', (caller) => change(caller.userGroup));
-  if (outcome.ok && profile) ctx.loaders.profile.clear(profile);
+  if (outcome.ok) ctx.loaders.profilesChanged();
   const assetProfile = outcome.ok && profile ? await ctx.loaders.profile.load(profile) : null;
   return mutationResult(ctx.requestId, outcome, () => ({ assetProfile }), { assetProfile: null });
 }
@@ -78,8 +78,13 @@ export const profileResolvers: Resolvers = {
     },
   },
   AssetProfile: {
-    __resolveReference: (ref: { profile: string }, ctx: AssetsContext) =>
-      isAuthenticated(ctx.identity) ? ctx.loaders.profile.load(ref.profile) : null,
+    // A copy: the federation runtime marks what this returns with its `__typename`, and the
+    // definition itself is shared between requests (profiles/cache.ts), so frozen.
+    __resolveReference: async (ref: { profile: string }, ctx: AssetsContext) => {
+      if (!isAuthenticated(ctx.identity)) return null;
+      const profile = await ctx.loaders.profile.load(ref.profile);
+      return profile && { ...profile };
+    },
     owner: (p) => ({ username: p.ownerUsername, group: p.userGroup }),
     properties: (p) => p.properties,
     propertyMaps: (p) => p.propertyMaps,

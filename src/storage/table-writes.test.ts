@@ -1,0 +1,74 @@
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+} from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { TableWrites } from './table-writes.ts';
+
+function database() {
+  const writes = new TableWrites();
+  const db = new Kysely<any>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+    plugins: [writes],
+  });
+  const seen: number[] = [];
+  let n = 0;
+  writes.watch(['asset_profiles', 'asset_profile_extensions'], () => seen.push(n));
+  const step = async (run: () => Promise<unknown>) => {
+    n++;
+    await run();
+  };
+  return { db, seen, step };
+}
+
+describe('TableWrites', () => {
+  it('tells of every builder write to a watched table, and of nothing else', async () => {
+    const { db, seen, step } = database();
+    await step(() => db.insertInto('asset_profiles').values({ profile: 'a' }).execute()); // 1
+    await step(() => db.updateTable('asset_profiles as p').set({ title: 'x' }).execute()); // 2
+    await step(() => db.deleteFrom('asset_profile_extensions').execute()); // 3
+    await step(() => db.selectFrom('asset_profiles').selectAll().execute()); // 4: a read
+    await step(() => db.insertInto('assets').values({ id: 'a' }).execute()); // 5: another table
+    await step(() =>
+      db.transaction().execute((trx) => trx.updateTable('asset_profiles').set({ title: 'y' }).execute()),
+    ); // 6
+    expect(seen).toEqual([1, 2, 3, 6]);
+  });
+
+  it('tells of raw statements that write a watched table, and not of raw reads', async () => {
+    const { db, seen, step } = database();
+    await step(() => sql`update asset_profiles p set lookup_names = ${['a']}`.execute(db)); // 1
+    await step(() => sql`select * from asset_profiles where profile = ${'a'}`.execute(db)); // 2
+    await step(() => sql`delete from assets where profile = ${'a'}`.execute(db)); // 3
+    await step(() => sql`TRUNCATE asset_profile_extensions`.execute(db)); // 4
+    expect(seen).toEqual([1, 4]);
+  });
+
+  it('stops telling once unwatched', async () => {
+    const writes = new TableWrites();
+    const db = new Kysely<any>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (k) => new PostgresIntrospector(k),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+      },
+      plugins: [writes],
+    });
+    let calls = 0;
+    const undo = writes.watch(['asset_profiles'], () => calls++);
+    await db.deleteFrom('asset_profiles').execute();
+    undo();
+    await db.deleteFrom('asset_profiles').execute();
+    expect(calls).toBe(1);
+  });
+});

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../../../shared/logger.ts';
+import type { EffectiveProfile } from './definition.ts';
+
+/** The channel the database announces profile changes on (migration 20261125T0200). */
+export const PROFILE_CHANNEL = 'assetql_profiles';
+
+/** The tables a definition is read from: a change to either changes definitions. */
+export const PROFILE_TABLES = ['asset_profiles', 'asset_profile_extensions'] as const;
+
+/** Profiles kept at most; beyond, the cache starts again empty (tenants × profiles in use). */
+const MAX_ENTRIES = 20_000;
+
+/**
+ * Effective profile definitions kept between requests, so that a request reads its profiles
+ * from memory instead of with a statement of its own (two of the five statements of a facility
+ * with its wells and issues). Kept only while this process hears the database's change notices
+ * ({@link watchProfileChanges}): every change to a profile or an extension, by any process,
+ * empties it when its transaction commits. A load that overlaps a change is used for its own
+ * request but not kept, so a definition read before a change can never outlive it here.
+ * Entries are frozen: shared by every request of a tenant, they must not be changed by one.
+ */
+export class ProfileCache {
+  #entries = new Map<string, EffectiveProfile | null>();
+  #generation = 0;
+  #live = false;
+
+  /** True while change notices are heard, and definitions therefore kept. */
+  get live(): boolean {
+    return this.#live;
+  }
+
+  /** Starts or stops keeping definitions; either way what is kept is forgotten. */
+  setLive(live: boolean): void {
+    this.#live = live;
+    this.invalidate();
+  }
+
+  /** Forgets every definition: a profile changed somewhere, or a notice may have been missed. */
+  invalidate(): void {
+    this.#generation++;
+    this.#entries.clear();
+  }
+
+  /** The profiles `names` of `group`, from memory where kept, the rest by one call of `fetch`. */
+  async load(
+    group: string,
+    names: readonly string[],
+    fetch: (names: readonly string[]) => Promise<Map<string, EffectiveProfile>>,
+  ): Promise<(EffectiveProfile | null)[]> {
+    const key = (name: string) => `${group}\u0000${name}`;
+    const missing = this.#live ? names.filter((n) => !this.#entries.has(key(n))) : names;
+    let fetched = new Map<string, EffectiveProfile>();
+    if (missing.length > 0) {
+      const generation = this.#generation;
+      fetched = await fetch(missing);
+      for (const profile of fetched.values()) deepFreeze(profile);
+      if (this.#live && generation === this.#generation) {
+        if (this.#entries.size + missing.length > MAX_ENTRIES) this.#entries.clear();
+        for (const name of missing) this.#entries.set(key(name), fetched.get(name) ?? null);
+      }
+    }
+    return names.map((n) => fetched.get(n) ?? this.#entries.get(key(n)) ?? null);
+  }
+}
+
+/**
+ * Listens for the database's profile change notices on a connection of its own (one per
+ * process, beside the pool; docs/deploy.md counts it), and keeps `cache` live while it hears
+ * them. Before trusting the channel it sends itself a notice through the pool and waits for it:
+ * where notices do not travel between connections (embedded PGlite; a transaction-mode
+ * connection pooler) nothing is ever kept and every request reads its profiles, as without a
+ * cache. When the connection fails, nothing is kept until it is back (retried every second).
+ */
+export function watchProfileChanges(
+  pool: pg.Pool,
+  cache: ProfileCache,
+  log: Logger,
+  options: { probeMs?: number } = {},
+): { close(): Promise<void>; ready: Promise<void> } {
+  const probeMs = options.probeMs ?? 2_000;
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let reported = false;
+  let firstTry!: () => void;
+  const ready = new Promise<void>((r) => {
+    firstTry = r;
+  });
+
+  const again = () => {
+    cache.setLive(false);
+    client = undefined;
+    if (!closed && !retry) retry = setTimeout(connect, 1_000).unref();
+  };
+
+  async function connect() {
+    retry = undefined;
+    const c = new pg.Client(pool.options as pg.ClientConfig);
+    const probe = `probe:${randomUUID()}`;
+    let heard!: () => void;
+    const probeHeard = new Promise<boolean>((resolve) => {
+      heard = () => resolve(true);
+      setTimeout(() => resolve(false), probeMs).unref();
+    });
+    c.on('notification', (n) => {
+      if (n.channel !== PROFILE_CHANNEL) return;
+      if (n.payload === probe) heard();
+      else cache.invalidate();
+    });
+    c.on('error', () => {});
+    c.on('end', () => {
+      if (client === c) again();
+    });
+    try {
+      await c.connect();
+      await c.query(`listen ${PROFILE_CHANNEL}`);
+      await pool.query('select pg_notify($1, $2)', [PROFILE_CHANNEL, probe]);
+      if (!(await probeHeard)) {
+        log.info('profile change notices do not reach this process; profiles are read for every request');
+        await c.end().catch(() => {});
+        return;
+      }
+      if (closed) {
+        await c.end();
+        return;
+      }
+      client = c;
+      cache.setLive(true);
+      if (reported) log.info('profile change notices heard again; definitions kept between requests');
+      reported = false;
+    } catch (e) {
+      if (!reported)
+        log.warn(
+          { err: (e as Error).message },
+          'cannot listen for profile change notices; profiles are read for every request until it can',
+        );
+      reported = true;
+      c.end().catch(() => {});
+      again();
+    } finally {
+      firstTry();
+    }
+  }
+  void connect();
+
+  return {
+    ready,
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      cache.setLive(false);
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => {});
+    },
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
