@@ -166,6 +166,25 @@ describe('FairScheduler', () => {
     await rb;
   });
 
+  it('forgets tenants once inactive, so many client addresses cost no lasting memory', async () => {
+    const { state, probe } = loop(0.9);
+    const s = make(probe);
+    for (let i = 0; i < 5_000; i++) {
+      const j = job(state, 0);
+      const r = s.run(`address:198.51.${i >> 8}.${i & 255}`, j.work);
+      j.finish();
+      await r;
+    }
+    expect(s.size).toBe(5_000);
+    // A second later, the next request sweeps them out; only its own tenant remains.
+    state.now += OPTIONS.activeMs + 1;
+    const j = job(state, 0);
+    const r = s.run('group:calm', j.work);
+    j.finish();
+    await r;
+    expect(s.size).toBe(1);
+  });
+
   it('with busyAbove 1 is off', async () => {
     const { state, probe } = loop(1);
     const s = make(probe, { ...OPTIONS, busyAbove: 1 });

@@ -23,10 +23,11 @@ export const isRefusal = (e: unknown): e is Refusal =>
 
 interface Tenant {
   inFlight: number;
-  /** Time its requests have spent running (ms), decayed with `halfLifeMs`. */
+  /**
+   * Time its requests have spent running (ms), decayed with `halfLifeMs`, kept scaled to the
+   * scheduler's reference time: every tenant decays alike, so shares are ratios of these.
+   */
   use: number;
-  /** When `use` was last decayed. */
-  decayedAt: number;
   /** When it last started or ended a request. */
   seenAt: number;
   queue: Waiter[];
@@ -34,6 +35,7 @@ interface Tenant {
 
 interface Waiter {
   admit: () => void;
+  leave: (refusal: Refusal) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -70,6 +72,15 @@ export function processProbe(): LoopProbe {
  */
 export class FairScheduler {
   private readonly tenants = new Map<string, Tenant>();
+  /** The tenants with requests waiting. */
+  private readonly waiting = new Set<Tenant>();
+  /** Sum of the tenants' `use`, on the same scale. */
+  private total = 0;
+  /** Tenants active at the last sweep, and those made since. */
+  private active = 0;
+  /** The reference time `use` is scaled to, and when tenants were last swept. */
+  private reference: number;
+  private sweptAt: number;
   private busy = 0;
   private sampledAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
@@ -84,6 +95,7 @@ export class FairScheduler {
   ) {
     this.options = options;
     this.probe = probe;
+    this.reference = this.sweptAt = probe.now();
   }
 
   /**
@@ -92,16 +104,21 @@ export class FairScheduler {
    */
   async run<T>(key: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const tenant = this.tenant(key);
-    if (!this.mayStart(key, tenant)) await this.wait(tenant, signal);
-    tenant.inFlight++;
+    // The slot is taken as the request is admitted (here, or by pump() before it wakes the
+    // waiter), so that no two admissions of one tenant can pass the one-at-a-time rule together.
+    if (this.mayStart(tenant)) tenant.inFlight++;
+    else await this.wait(tenant, signal);
     const started = this.probe.now();
     tenant.seenAt = started;
     try {
       return await work();
     } finally {
       const ended = this.probe.now();
-      this.decay(tenant, ended);
-      tenant.use += ended - started;
+      // Scaled to the reference time; the exponent is bounded so that a request running for
+      // longer than any sweep interval cannot overflow it (sweeps rescale everything).
+      const used = (ended - started) * 2 ** Math.min(500, (ended - this.reference) / this.options.halfLifeMs);
+      tenant.use += used;
+      this.total += used;
       tenant.inFlight--;
       tenant.seenAt = ended;
       this.pump();
@@ -113,47 +130,65 @@ export class FairScheduler {
     return this.tenants.size;
   }
 
+  /** Stops sampling and refuses every waiting request (the process is shutting down). */
   close(): void {
+    this.stopSampling();
+    for (const tenant of [...this.waiting])
+      for (const waiter of [...tenant.queue])
+        waiter.leave({ reason: 'waited_too_long', retryAfterSeconds: 1 });
+  }
+
+  private stopSampling(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
 
   private tenant(key: string): Tenant {
+    const now = this.probe.now();
     let tenant = this.tenants.get(key);
     if (!tenant) {
-      const now = this.probe.now();
-      tenant = { inFlight: 0, use: 0, decayedAt: now, seenAt: now, queue: [] };
+      tenant = { inFlight: 0, use: 0, seenAt: now, queue: [] };
       this.tenants.set(key, tenant);
+      this.active++;
     }
+    // Seen now: a sweep before this request starts must not forget the tenant it belongs to.
+    tenant.seenAt = now;
     return tenant;
   }
 
-  private decay(tenant: Tenant, now: number): void {
-    const elapsed = now - tenant.decayedAt;
-    if (elapsed <= 0) return;
-    tenant.use *= 0.5 ** (elapsed / this.options.halfLifeMs);
-    tenant.decayedAt = now;
+  /**
+   * A few times a second at most: forgets tenants no longer active, counts those that are, and
+   * rescales every use to now (so the scale never overflows). Everything else is O(1) per request,
+   * however many tenants (client addresses) there are.
+   */
+  private sweep(now: number): void {
+    if (now - this.sweptAt < this.options.activeMs / 4) return;
+    const factor = 2 ** (-(now - this.reference) / this.options.halfLifeMs);
+    let total = 0;
+    let active = 0;
+    for (const [key, t] of this.tenants) {
+      if (t.inFlight === 0 && t.queue.length === 0 && now - t.seenAt > this.options.activeMs) {
+        this.tenants.delete(key);
+        continue;
+      }
+      t.use *= factor;
+      total += t.use;
+      active++;
+    }
+    this.total = total;
+    this.active = active;
+    this.reference = this.sweptAt = now;
   }
 
   /** Whether a request of `tenant` may start now (its queue empty, or it is that queue's head). */
-  private mayStart(key: string, tenant: Tenant, head = false): boolean {
+  private mayStart(tenant: Tenant, head = false): boolean {
     if (this.options.busyAbove >= 1) return true;
     if (!head && tenant.queue.length > 0) return false;
     const now = this.probe.now();
-    let active = 0;
-    let total = 0;
-    for (const [k, t] of this.tenants) {
-      if (t.inFlight === 0 && t.queue.length === 0 && now - t.seenAt > this.options.activeMs) {
-        if (k !== key) this.tenants.delete(k);
-        continue;
-      }
-      this.decay(t, now);
-      active++;
-      total += t.use;
-    }
-    if (active <= 1) return true;
-    const share = total > 0 ? tenant.use / total : 0;
-    if (share <= 1 / active) return true;
+    this.sweep(now);
+    if (this.active <= 1) return true;
+    const share = this.total > 0 ? tenant.use / this.total : 0;
+    if (share <= 1 / this.active) return true;
     return tenant.inFlight === 0 && this.utilisation(now) < this.options.busyAbove;
   }
 
@@ -167,7 +202,8 @@ export class FairScheduler {
   }
 
   private wait(tenant: Tenant, signal: AbortSignal | undefined): Promise<void> {
-    if (tenant.queue.length >= this.options.maxQueued)
+    // Per tenant, and in all: each waiting request holds its (bounded) body in memory.
+    if (tenant.queue.length >= this.options.maxQueued || this.queued >= this.options.maxQueued * 4)
       return Promise.reject({ reason: 'queue_full', retryAfterSeconds: 1 } satisfies Refusal);
     if (signal?.aborted) return Promise.reject({ reason: 'gone', retryAfterSeconds: 0 } satisfies Refusal);
     return new Promise<void>((admit, refuse) => {
@@ -175,6 +211,7 @@ export class FairScheduler {
         const at = tenant.queue.indexOf(waiter);
         if (at < 0) return;
         tenant.queue.splice(at, 1);
+        if (tenant.queue.length === 0) this.waiting.delete(tenant);
         this.queued--;
         clearTimeout(waiter.timer);
         signal?.removeEventListener('abort', gone);
@@ -186,6 +223,7 @@ export class FairScheduler {
           signal?.removeEventListener('abort', gone);
           admit();
         },
+        leave,
         timer: setTimeout(
           () => leave({ reason: 'waited_too_long', retryAfterSeconds: 1 }),
           this.options.maxWaitMs,
@@ -193,6 +231,7 @@ export class FairScheduler {
       };
       signal?.addEventListener('abort', gone, { once: true });
       tenant.queue.push(waiter);
+      this.waiting.add(tenant);
       this.queued++;
       this.sampling();
     });
@@ -203,20 +242,22 @@ export class FairScheduler {
     if (this.timer) return;
     this.timer = setInterval(() => {
       this.pump();
-      if (this.queued === 0) this.close();
+      if (this.queued === 0) this.stopSampling();
     }, this.options.sampleMs);
     this.timer.unref();
   }
 
   private pump(): void {
     if (this.queued === 0) return;
-    const waiting = [...this.tenants].filter(([, t]) => t.queue.length > 0);
-    waiting.sort(([, a], [, b]) => a.use - b.use);
-    for (const [key, tenant] of waiting) {
-      if (!this.mayStart(key, tenant, true)) continue;
+    // The least used first; over-share tenants are the only ones that wait, and they are few.
+    const waiting = [...this.waiting].sort((a, b) => a.use - b.use);
+    for (const tenant of waiting) {
+      if (!this.mayStart(tenant, true)) continue;
       const waiter = tenant.queue.shift()!;
+      if (tenant.queue.length === 0) this.waiting.delete(tenant);
       this.queued--;
       clearTimeout(waiter.timer);
+      tenant.inFlight++;
       waiter.admit();
       // One start per tenant per turn: its share is reconsidered once this one has run.
     }

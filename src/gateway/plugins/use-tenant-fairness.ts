@@ -8,7 +8,7 @@ export const RATE_LIMITED = 'REQUEST_RATE_LIMITED';
 
 /**
  * Shares the process between tenants (gateway/fairness.ts): each GraphQL request runs in its
- * tenant's turn — the user group of a signed-in caller, else the client's address — so that one
+ * tenant's turn — the user group of a signed-in caller; callers without a session are one tenant — so that one
  * tenant's costly requests queue behind each other instead of in front of everyone else's.
  * Runs after the identity is known and before anything of the operation is parsed.
  */
@@ -20,8 +20,11 @@ export function useTenantFairness(
   return {
     close: () => scheduler.close(),
     async onHttpRequest(request, context, next) {
-      const identity = context.identity;
-      const key = identity?.userGroup ? `group:${identity.userGroup}` : `address:${identity?.clientIp ?? ''}`;
+      // Signed-in callers by their group. Callers without a session share one tenant, whatever
+      // their address: addresses are cheap to come by (an IPv6 prefix holds billions), and each
+      // new tenant would both skip the queue and lower everyone else's share.
+      const group = context.identity?.userGroup;
+      const key = group ? `group:${group}` : 'anonymous';
       try {
         return await scheduler.run(key, () => next(request), request.signal);
       } catch (refusal) {
