@@ -50,18 +50,25 @@ export class ProfileCache {
     fetch: (names: readonly string[]) => Promise<Map<string, EffectiveProfile>>,
   ): Promise<(EffectiveProfile | null)[]> {
     const key = (name: string) => `${group}\u0000${name}`;
-    const missing = this.#live ? names.filter((n) => !this.#entries.has(key(n))) : names;
-    let fetched = new Map<string, EffectiveProfile>();
+    // What is kept is taken now: a change may empty the cache while the rest is fetched.
+    const kept = new Map<string, EffectiveProfile | null>();
+    const missing: string[] = [];
+    for (const name of names) {
+      const k = key(name);
+      if (this.#live && this.#entries.has(k)) kept.set(name, this.#entries.get(k) ?? null);
+      else missing.push(name);
+    }
     if (missing.length > 0) {
       const generation = this.#generation;
-      fetched = await fetch(missing);
+      const fetched = await fetch(missing);
       for (const profile of fetched.values()) deepFreeze(profile);
+      for (const name of missing) kept.set(name, fetched.get(name) ?? null);
       if (this.#live && generation === this.#generation) {
         if (this.#entries.size + missing.length > MAX_ENTRIES) this.#entries.clear();
         for (const name of missing) this.#entries.set(key(name), fetched.get(name) ?? null);
       }
     }
-    return names.map((n) => fetched.get(n) ?? this.#entries.get(key(n)) ?? null);
+    return names.map((n) => kept.get(n) ?? null);
   }
 }
 
@@ -95,31 +102,50 @@ export function watchProfileChanges(
     if (!closed && !retry) retry = setTimeout(connect, 1_000).unref();
   };
 
+  /** Sends a probe notice through the pool; true when `c` hears it within `probeMs`. */
+  const probeOn = (c: pg.Client): Promise<boolean> => {
+    const probe = `probe:${randomUUID()}`;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), probeMs);
+      const heard = (n: pg.Notification) => {
+        if (n.channel === PROFILE_CHANNEL && n.payload === probe) done(true);
+      };
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        c.off('notification', heard);
+        resolve(ok);
+      };
+      c.on('notification', heard);
+      pool.query('select pg_notify($1, $2)', [PROFILE_CHANNEL, probe]).catch(() => done(false));
+    });
+  };
+
   async function connect() {
     retry = undefined;
-    const c = new pg.Client(pool.options as pg.ClientConfig);
-    const probe = `probe:${randomUUID()}`;
-    let heard!: () => void;
-    const probeHeard = new Promise<boolean>((resolve) => {
-      heard = () => resolve(true);
-      setTimeout(() => resolve(false), probeMs).unref();
+    // Keep-alive probes, so that a connection to a server that went away silently ends.
+    const c = new pg.Client({
+      ...(pool.options as pg.ClientConfig),
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
     c.on('notification', (n) => {
-      if (n.channel !== PROFILE_CHANNEL) return;
-      if (n.payload === probe) heard();
-      else cache.invalidate();
+      if (n.channel === PROFILE_CHANNEL && !n.payload?.startsWith('probe:')) cache.invalidate();
     });
-    c.on('error', () => {});
+    c.on('error', (e) => log.warn({ err: e.message }, 'profile change notices: connection failed'));
     c.on('end', () => {
       if (client === c) again();
     });
     try {
       await c.connect();
       await c.query(`listen ${PROFILE_CHANNEL}`);
-      await pool.query('select pg_notify($1, $2)', [PROFILE_CHANNEL, probe]);
-      if (!(await probeHeard)) {
-        log.info('profile change notices do not reach this process; profiles are read for every request');
+      if (!(await probeOn(c))) {
+        if (!reported)
+          log.info(
+            'profile change notices do not reach this process (a transaction-mode pooler?); profiles are read for every request, tried again in 30 s',
+          );
+        reported = true;
         await c.end().catch(() => {});
+        if (!closed) retry = setTimeout(connect, 30_000).unref();
         return;
       }
       if (closed) {
@@ -130,6 +156,19 @@ export function watchProfileChanges(
       cache.setLive(true);
       if (reported) log.info('profile change notices heard again; definitions kept between requests');
       reported = false;
+      // The channel is proved again every 30 s: a listener that stopped hearing (a failover that
+      // left the old server up) is dropped, and with it everything kept.
+      const check = async () => {
+        if (client !== c || closed) return;
+        if (await probeOn(c)) setTimeout(check, 30_000).unref();
+        else if (client === c) {
+          log.warn('profile change notices stopped arriving; reconnecting');
+          client = undefined;
+          await c.end().catch(() => {});
+          again();
+        }
+      };
+      setTimeout(check, 30_000).unref();
     } catch (e) {
       if (!reported)
         log.warn(
