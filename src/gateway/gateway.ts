@@ -44,6 +44,7 @@ export interface GatewayOptions {
     | 'corsOrigins'
     | 'documentLimits'
     | 'exportLimits'
+    | 'fairness'
     | 'maxStringLength'
     | 'introspection'
     | 'directExecution'
