@@ -27,7 +27,7 @@ function database() {
     n++;
     await run();
   };
-  return { db, seen, step };
+  return { db, writes, seen, step };
 }
 
 describe('TableWrites', () => {
@@ -54,16 +54,7 @@ describe('TableWrites', () => {
   });
 
   it('stops telling once unwatched', async () => {
-    const writes = new TableWrites();
-    const db = new Kysely<any>({
-      dialect: {
-        createAdapter: () => new PostgresAdapter(),
-        createDriver: () => new DummyDriver(),
-        createIntrospector: (k) => new PostgresIntrospector(k),
-        createQueryCompiler: () => new PostgresQueryCompiler(),
-      },
-      plugins: [writes],
-    });
+    const { db, writes } = database();
     let calls = 0;
     const undo = writes.watch(['asset_profiles'], () => calls++);
     await db.deleteFrom('asset_profiles').execute();
