@@ -82,9 +82,10 @@ export interface PeersResult {
   exports: Record<SystemName, ExportCell>;
   statementsMethod: string;
   /**
-   * Metrics' and tracing's cost on Q1, paired: short closed-loop blocks of the plain single
-   * process and of the cell taking turns, the CPU per request of each pair compared; the median
-   * of the pairs' ratios minus one (0.05 = 5% more CPU per request).
+   * Metrics' and tracing's cost on Q1, paired: three fresh single processes (plain, metrics on,
+   * tracing on) warmed alike, then short closed-loop blocks of the plain one and of the cell taking
+   * turns, the CPU per request of each pair compared; the median of the pairs' ratios minus one
+   * (0.05 = 5% more CPU per request).
    */
   overhead: Partial<Record<'metrics' | 'tracing', { pairs: number; cpu: number; rps: number }>>;
   notes: string[];
@@ -686,37 +687,60 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
 
     // Metrics' and tracing's cost, paired: a whole-cell comparison above sets blocks seconds
     // apart against each other, and on a shared core one block's neighbourhood moves its CPU per
-    // request by ±10–30%; a pair's two blocks share theirs. Order alternates within pairs.
-    const plainQ1 = bySystem.assetql;
-    for (const cell of ['metrics', 'tracing'] as const) {
-      const other = bySystem[cell];
-      if (!plainQ1?.shapes.Q1 || !other?.shapes.Q1) continue;
-      const pairs = smoke ? 1 : options.quick ? 8 : 16;
-      const block = smoke ? 0.5 : 1.5;
-      const cpuRatios: number[] = [];
-      const rpsRatios: number[] = [];
-      for (let i = 0; i < pairs; i++) {
-        step(`overhead ${cell}: pair ${i + 1}/${pairs}`);
-        const measure = async (s: System) => {
-          const pids = [...new Set(s.procs.map((p) => p.child.pid!))];
-          const cpu0 = pids.reduce((t, p) => t + cpuMs(p), 0);
-          const closed = await closedLoop(s.shapes.Q1!.request, block, sessions);
-          const cpu1 = pids.reduce((t, p) => t + cpuMs(p), 0);
-          return { cpu: (cpu1 - cpu0) / Math.max(1, closed.requests), rps: closed.rps };
-        };
-        let a: { cpu: number; rps: number };
-        let b: { cpu: number; rps: number };
-        if (i % 2) {
-          b = await measure(other);
-          a = await measure(plainQ1);
-        } else {
-          a = await measure(plainQ1);
-          b = await measure(other);
+    // request by ±10–30%; a pair's two blocks share theirs. The three processes compared are
+    // started for this alone and warmed alike: against the single process above, which has by
+    // now served every shape, a process that served only Q1 looked 27% dearer with nothing on
+    // (its heap and code had not grown to the same load). Order alternates within pairs.
+    const twins = await Promise.all([
+      startPinned('overhead plain', BIN, ['serve'], server.env),
+      startPinned('overhead metrics', BIN, ['serve'], { ...server.env, ASSETQL_METRICS_PORT: '0' }),
+      startPinned('overhead tracing', BIN, ['serve'], {
+        ...server.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: traceSink.url,
+      }),
+    ]);
+    try {
+      const twin = (p: Proc) => ({ procs: [p], request: graphqlShapes(p.url, w).Q1.request });
+      const [plainTwin, metricsTwin, tracingTwin] = twins.map(twin) as [
+        ReturnType<typeof twin>,
+        ReturnType<typeof twin>,
+        ReturnType<typeof twin>,
+      ];
+      const measure = async (s: ReturnType<typeof twin>, seconds: number) => {
+        const pids = [...new Set(s.procs.map((p) => p.child.pid!))];
+        const cpu0 = pids.reduce((t, p) => t + cpuMs(p), 0);
+        const closed = await closedLoop(s.request, seconds, sessions);
+        const cpu1 = pids.reduce((t, p) => t + cpuMs(p), 0);
+        return { cpu: (cpu1 - cpu0) / Math.max(1, closed.requests), rps: closed.rps };
+      };
+      step('overhead: warming three fresh processes alike');
+      for (const t of [plainTwin, metricsTwin, tracingTwin]) await measure(t, smoke ? 0.5 : 5);
+      for (const [cell, other] of [
+        ['metrics', metricsTwin],
+        ['tracing', tracingTwin],
+      ] as const) {
+        const pairs = smoke ? 1 : options.quick ? 8 : 16;
+        const block = smoke ? 0.5 : 1.5;
+        const cpuRatios: number[] = [];
+        const rpsRatios: number[] = [];
+        for (let i = 0; i < pairs; i++) {
+          step(`overhead ${cell}: pair ${i + 1}/${pairs}`);
+          let a: { cpu: number; rps: number };
+          let b: { cpu: number; rps: number };
+          if (i % 2) {
+            b = await measure(other, block);
+            a = await measure(plainTwin, block);
+          } else {
+            a = await measure(plainTwin, block);
+            b = await measure(other, block);
+          }
+          cpuRatios.push(b.cpu / a.cpu);
+          rpsRatios.push(b.rps / a.rps);
         }
-        cpuRatios.push(b.cpu / a.cpu);
-        rpsRatios.push(b.rps / a.rps);
+        result.overhead[cell] = { pairs, cpu: median(cpuRatios) - 1, rps: median(rpsRatios) - 1 };
       }
-      result.overhead[cell] = { pairs, cpu: median(cpuRatios) - 1, rps: median(rpsRatios) - 1 };
+    } finally {
+      await Promise.all(twins.map((p) => p.stop()));
     }
 
     // Q7: the CSV export of every well.
