@@ -1,0 +1,111 @@
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { type ExecutionResult, execute, parse } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { describe, expect, it } from 'vitest';
+import { chargeFieldsResolved, ResponseBudget } from './response-budget.ts';
+
+const LIMITS = { maxFields: 1_000_000, maxRelated: 1_000 };
+
+/** A schema whose `items(n)` lists n objects, each with a nested object, counted by the budget. */
+function schemaWithLog(log: string[]) {
+  const schema = makeExecutableSchema({
+    typeDefs: `
+      type Query { items(n: Int!): [Item] }
+      type Item { id: Int name: String detail: Detail }
+      type Detail { size: Int }
+    `,
+    resolvers: {
+      Query: { items: (_: unknown, { n }: { n: number }) => Array.from({ length: n }, (_, id) => ({ id })) },
+      Item: {
+        name: (item: { id: number }) => {
+          log.push(`item ${item.id}`);
+          return `item ${item.id}`;
+        },
+        detail: (item: { id: number }) => ({ size: item.id * 2 }),
+      },
+    },
+  });
+  chargeFieldsResolved(schema);
+  return schema;
+}
+
+const DOCUMENT = parse('query ($n: Int!) { items(n: $n) { id name detail { size } } }');
+
+/** Runs `run`, noting each turn of the event loop it lets happen while it executes. */
+async function withTurns(log: string[], run: () => Promise<ExecutionResult>) {
+  let done = false;
+  const tick = () => {
+    if (done) return;
+    log.push('turn');
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const result = await run();
+  done = true;
+  return result;
+}
+
+/** The longest run of items resolved between two turns of the loop. */
+function longestStretch(log: readonly string[]) {
+  let longest = 0;
+  let run = 0;
+  for (const entry of log) {
+    run = entry === 'turn' ? 0 : run + 1;
+    longest = Math.max(longest, run);
+  }
+  return longest;
+}
+
+const engines = {
+  'graphql-js': (schema: ReturnType<typeof schemaWithLog>, n: number, budget: ResponseBudget) =>
+    execute({
+      schema,
+      document: DOCUMENT,
+      variableValues: { n },
+      contextValue: { budget },
+    }) as Promise<ExecutionResult>,
+  'graphql-jit': (schema: ReturnType<typeof schemaWithLog>, n: number, budget: ResponseBudget) => {
+    const query = compileQuery(schema, DOCUMENT);
+    if (!isCompiledQuery(query)) throw new Error('did not compile');
+    return Promise.resolve(query.query(undefined, { budget }, { n }));
+  },
+};
+
+describe.each(Object.entries(engines))('a large response on %s', (_name, run) => {
+  it('is resolved in slices, with the event loop turning between them, and answers the same', async () => {
+    const log: string[] = [];
+    const schema = schemaWithLog(log);
+    const budget = new ResponseBudget(LIMITS, 300);
+    const result = await withTurns(log, () => run(schema, 3_000, budget));
+    // 3,000 items, each charged for its 3 fields and its `detail` for 1: 12,000 fields, 40 slices
+    // of 300.
+    expect(budget.turns).toBeGreaterThanOrEqual(39);
+    // A slice of 300 fields holds at most 100 items: no stretch resolves more before the loop
+    // turns.
+    expect(longestStretch(log)).toBeLessThanOrEqual(100);
+
+    const unsliced: string[] = [];
+    const whole = await run(
+      schemaWithLog(unsliced),
+      3_000,
+      new ResponseBudget(LIMITS, Number.POSITIVE_INFINITY),
+    );
+    expect(result).toEqual(whole);
+    expect(result.data?.items).toHaveLength(3_000);
+  });
+
+  it('lets an ordinary response run to its end without a turn', async () => {
+    const log: string[] = [];
+    const budget = new ResponseBudget(LIMITS);
+    const result = await withTurns(log, () => run(schemaWithLog(log), 100, budget));
+    expect(result.errors).toBeUndefined();
+    expect(budget.turns).toBe(0);
+    expect(log.filter((e) => e === 'turn')).toEqual([]);
+  });
+
+  it('still stops a response over its field budget with the one typed error', async () => {
+    const budget = new ResponseBudget({ maxFields: 5_000, maxRelated: 1_000 }, 300);
+    await run(schemaWithLog([]), 3_000, budget);
+    expect(budget.error?.extensions.code).toBe('RESPONSE_TOO_LARGE');
+  });
+});
