@@ -111,6 +111,16 @@ describe('loadConfig', () => {
     ).not.toContain('secret-ish');
   });
 
+  it('reads the longest list an operation may hold, 1,000 unless told, and refuses a nonsense one', () => {
+    expect(loadConfig({}, {}).documentLimits.maxListLength).toBe(1_000);
+    expect(
+      loadConfig({}, { ASSETQL_DOCUMENT_LIMITS: '{ "maxListLength": 5000 }' }).documentLimits.maxListLength,
+    ).toBe(5_000);
+    expect(() => loadConfig({}, { ASSETQL_DOCUMENT_LIMITS: '{ "maxListLength": 0 }' })).toThrow(
+      /ASSETQL_DOCUMENT_LIMITS\.maxListLength/,
+    );
+  });
+
   it('reads the export bounds, giving one tenant half the slots unless told', () => {
     expect(loadConfig({}, {}).exportLimits).toEqual({
       maxConcurrent: 3,

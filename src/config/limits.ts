@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_LIST_LENGTH } from '../shared/input-limits.ts';
+
 /** The gateway's limits on one request (docs/security.md); each can be set in `documentLimits`. */
 export const DEFAULT_DOCUMENT_LIMITS = {
   /** Nesting of selection sets, a fragment spread counted as a level (the tests reach 14). */
@@ -21,6 +23,8 @@ export const DEFAULT_DOCUMENT_LIMITS = {
   maxVariablesBytes: 2 * 1024 * 1024,
   /** Nesting of objects and arrays within `variables`. */
   maxVariablesDepth: 32,
+  /** Items in one list of an argument, input field or variable (the largest the API takes: 1,000). */
+  maxListLength: DEFAULT_MAX_LIST_LENGTH,
   /** Fields a subgraph resolves for one request; execution stops with `RESPONSE_TOO_LARGE` beyond. */
   maxFields: 1_000_000,
   /** Related assets (`Asset.related`) one request may reach in all; `RELATED_LIMIT` beyond. */

@@ -163,6 +163,7 @@ export const schema = z
         maxBatch: z.number().int().nonnegative(),
         maxVariablesBytes: z.number().int().positive(),
         maxVariablesDepth: z.number().int().positive(),
+        maxListLength: z.number().int().positive().max(1_000_000),
         maxFields: z.number().int().positive(),
         maxRelated: z.number().int().nonnegative(),
       })

@@ -137,7 +137,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ),
     }),
     ...useDocumentLimits(documentLimits, introspection, metrics),
-    useInputLimits(config.maxStringLength),
+    useInputLimits({ maxStringLength: config.maxStringLength, maxListLength: documentLimits.maxListLength }),
     useCsrf(),
     sessionIdentity,
     ...(config.fairness.busyAbove < 1 ? [fairness] : []),

@@ -9,14 +9,43 @@ import { BREAK, type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
  */
 export const DEFAULT_MAX_STRING_LENGTH = 100_000;
 
-/** The `extensions.limit` of a refused string. */
-const LIMIT = 'maxStringLength';
+/**
+ * The longest list any argument, input field or variable may hold, unless
+ * `ASSETQL_DOCUMENT_LIMITS` sets another `maxListLength`: the largest list the API takes anywhere
+ * (a write batch, a page) is 1,000 items, so a longer one is refused before it is coerced, priced
+ * or resolved rather than after (docs/security.md#lists).
+ */
+export const DEFAULT_MAX_LIST_LENGTH = 1_000;
 
-function refusal(message: string, maximum: number): GraphQLError {
+/** What an operation's input may hold. */
+export interface InputLimits {
+  /** The longest string, in UTF-16 code units. */
+  maxStringLength: number;
+  /** The most items in one list. */
+  maxListLength: number;
+}
+
+function refusal(message: string, limit: keyof InputLimits, maximum: number): GraphQLError {
   return new GraphQLError(message, {
     // HTTP 400 whatever the Accept header, like every limit (docs/security.md).
-    extensions: { code: 'BAD_USER_INPUT', limit: LIMIT, maximum, http: { status: 400 } },
+    extensions: { code: 'BAD_USER_INPUT', limit, maximum, http: { status: 400 } },
   });
+}
+
+/** A place in `variables` not yet spelled out: its parent's path and its key or index there. */
+type Place = [value: unknown, parent: string, key: string | number | null];
+
+/** `$input.assets[3].id`, spelled only when a refusal names it; long paths are cut. */
+function pathOf([, parent, key]: Place): string {
+  const path =
+    key === null
+      ? parent
+      : typeof key === 'number'
+        ? `${parent}[${key}]`
+        : parent === '$'
+          ? `$${key}`
+          : `${parent}.${key}`;
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
 /**
@@ -31,48 +60,82 @@ function problem(value: string, maximum: number): string | null {
 }
 
 /**
- * The first string in an operation's arguments that is too long, holds U+0000 or is not Unicode, as a client
- * error, or null. It looks at every string literal of the document (arguments, input objects and
- * lists, directive arguments, JSON literals) and every string anywhere in `variables` (object keys
- * too), before anything is coerced or resolved, so no resolver and no query ever sees one.
- * Iterative over `variables`, so a hostile nesting cannot overflow the stack.
+ * The first string in an operation's arguments that is too long, holds U+0000 or is not Unicode,
+ * or the first list longer than `maxListLength`, as a client error, or null. It looks at every
+ * string and list literal of the document (arguments, input objects and lists, directive
+ * arguments, JSON literals) and every string and list anywhere in `variables` (object keys too),
+ * before anything is coerced or resolved, so no resolver and no query ever sees one, and a list of
+ * 20,000 items costs one look at its length. Iterative over `variables`, so a hostile nesting
+ * cannot overflow the stack.
  */
 export function checkInputStrings(
   document: DocumentNode,
   variables: unknown,
-  maximum: number,
+  limits: InputLimits,
 ): GraphQLError | null {
+  const { maxStringLength: maximum, maxListLength } = limits;
+  // A router's entity fetch lists one representation per entity a plan reached (a page of 1,000
+  // assets' issues, the wells of 100 facilities): `_entities(representations:)` is priced by its
+  // length instead (shared/cost.ts), so only its strings are bounded here.
+  const representations = new Set<unknown>();
+  const exempt = new Set<string>();
+  visit(document, {
+    [Kind.FIELD]: (node) => {
+      if (node.name.value !== '_entities') return;
+      for (const arg of node.arguments ?? []) {
+        if (arg.name.value !== 'representations') continue;
+        if (arg.value.kind === Kind.VARIABLE) exempt.add(arg.value.name.value);
+        else representations.add(arg.value);
+      }
+    },
+  });
   let found: GraphQLError | null = null;
+  const at = (node: { loc?: { source: { body: string }; start: number } }) =>
+    node.loc ? ` at line ${lineOf(node.loc.source.body, node.loc.start)}` : '';
   visit(document, {
     [Kind.STRING]: (node) => {
       const why = problem(node.value, maximum);
       if (!why) return undefined;
-      const at = node.loc ? ` at line ${lineOf(node.loc.source.body, node.loc.start)}` : '';
-      found = refusal(`The string argument${at} ${why}.`, maximum);
+      found = refusal(`The string argument${at(node)} ${why}.`, 'maxStringLength', maximum);
+      return BREAK;
+    },
+    [Kind.LIST]: (node) => {
+      if (node.values.length <= maxListLength || representations.has(node)) return undefined;
+      found = refusal(
+        `The list argument${at(node)} has ${node.values.length} items; at most ${maxListLength} are allowed.`,
+        'maxListLength',
+        maxListLength,
+      );
       return BREAK;
     },
   });
   if (found) return found;
-  const stack: [unknown, string][] = [[variables, '$']];
+  const stack: Place[] = [[variables, '$', null]];
   while (stack.length) {
-    const [value, path] = stack.pop()!;
+    const place = stack.pop()!;
+    const [value] = place;
     if (typeof value === 'string') {
       const why = problem(value, maximum);
-      if (why) return refusal(`The variable ${path} ${why}.`, maximum);
+      if (why) return refusal(`The variable ${pathOf(place)} ${why}.`, 'maxStringLength', maximum);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
     if (Array.isArray(value)) {
-      value.forEach((item, i) => {
-        stack.push([item, `${path}[${i}]`]);
-      });
+      if (value.length > maxListLength && !(place[1] === '$' && exempt.has(String(place[2]))))
+        return refusal(
+          `The variable ${pathOf(place)} has ${value.length} items; at most ${maxListLength} are allowed.`,
+          'maxListLength',
+          maxListLength,
+        );
+      const path = pathOf(place);
+      for (let i = 0; i < value.length; i++) stack.push([value[i], path, i]);
       continue;
     }
+    const path = pathOf(place);
     for (const [key, item] of Object.entries(value)) {
-      const name = path === '$' ? `$${key}` : `${path}.${key}`;
       const why = problem(key, maximum);
-      if (why) return refusal(`A key in the variable ${path} ${why}.`, maximum);
-      stack.push([item, name.length > 200 ? `${name.slice(0, 200)}…` : name]);
+      if (why) return refusal(`A key in the variable ${path} ${why}.`, 'maxStringLength', maximum);
+      stack.push([item, path, key]);
     }
   }
   return null;
@@ -86,9 +149,10 @@ function lineOf(body: string, offset: number): number {
 
 /**
  * The Envelop plugin every subgraph (and the gateway) runs: an operation with a string argument
- * over `maximum` characters, or holding U+0000, is answered with that client error and not run.
+ * over `maxStringLength` characters or holding U+0000, or a list over `maxListLength` items, is
+ * answered with that client error and not run.
  */
-export function useInputLimits(maximum: number) {
+export function useInputLimits(limits: InputLimits) {
   return {
     onExecute({
       args,
@@ -97,7 +161,7 @@ export function useInputLimits(maximum: number) {
       args: { document: DocumentNode; variableValues?: unknown };
       setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void;
     }) {
-      const error = checkInputStrings(args.document, args.variableValues, maximum);
+      const error = checkInputStrings(args.document, args.variableValues, limits);
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };

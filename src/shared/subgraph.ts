@@ -182,6 +182,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
   // Every object a request resolves is counted against its budget (shared/response-budget.ts).
   chargeFieldsResolved(schema);
   const { documentLimits, introspection, maxStringLength } = options.requestLimits ?? DEFAULT_REQUEST_LIMITS;
+  const inputLimits = { maxStringLength, maxListLength: documentLimits.maxListLength };
   const log = options.log.child({ subgraph: options.name });
   const pendingHeaders = new WeakMap<Request, Headers>();
   const mask = (error: unknown) => maskError(error, log, 'unexpected error in resolver');
@@ -286,7 +287,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
           if (stopped && !(Symbol.asyncIterator in Object(result))) setResult(stopped);
         },
       },
-      useInputLimits(maxStringLength),
+      useInputLimits(inputLimits),
       useRequestErrorStatus(),
       {
         async onRequest({ request, url, endResponse }) {
@@ -334,7 +335,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     handle: (request, remoteAddress) => yoga.fetch(request, { remoteAddress }),
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
-      const refused = checkInputStrings(operation.document, operation.variableValues, maxStringLength);
+      const refused = checkInputStrings(operation.document, operation.variableValues, inputLimits);
       if (refused) return { result: { errors: [refused] }, responseHeaders: base.responseHeaders };
       let result: ExecutionResult;
       // Priced here too: the gateway's demand control sees only the operations it plans.

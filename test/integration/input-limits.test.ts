@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_STRING_LENGTH } from '../../src/shared/input-limits.ts';
+import { DEFAULT_MAX_LIST_LENGTH, DEFAULT_MAX_STRING_LENGTH } from '../../src/shared/input-limits.ts';
 import { MAX_DEVICE_NAME_LENGTH } from '../../src/subgraphs/auth/devices.ts';
 import { createUser } from '../../src/subgraphs/auth/users.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -168,5 +168,100 @@ describe('any string argument', () => {
       const body: any = await response.json();
       expectStringRefused({ status: response.status, body });
     }
+  });
+});
+
+// Every list is bounded too (docs/security.md "Lists"): no list the API takes is longer than
+// 1,000 items, so a longer one is refused before it is coerced, priced or resolved.
+describe('any list argument', () => {
+  const FILTERED = `query($f: AssetFilter) { assets(profile: "well") { all(first: 10, filter: $f) { edges { node { id } } } } }`;
+  const values = (n: number) => Array.from({ length: n }, (_, i) => `W-${i}`);
+
+  function expectListRefused(r: { status: number; body: any }, items: number, at: string) {
+    expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(400);
+    expect(r.body.data ?? null).toBeNull();
+    expect(r.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      limit: 'maxListLength',
+      maximum: DEFAULT_MAX_LIST_LENGTH,
+    });
+    expect(r.body.errors[0].message).toBe(
+      `The ${at} has ${items} items; at most ${DEFAULT_MAX_LIST_LENGTH} are allowed.`,
+    );
+  }
+
+  it('refuses a 20,000-item list in a variable at the gateway, naming where it is', async () => {
+    const session = { 'x-svc-sessionid': await t.sessionFor('dee', 'acme') };
+    const r = await t.graphql(FILTERED, { f: { property: { name: 'status', in: values(20_000) } } }, session);
+    expectListRefused(r, 20_000, 'variable $f.property.in');
+    // Deep inside lists and objects alike, and as a literal in the document.
+    const nested = await t.graphql(
+      FILTERED,
+      { f: { and: [{ search: 'a' }, { property: { name: 'status', in: values(1_001) } }] } },
+      session,
+    );
+    expectListRefused(nested, 1_001, 'variable $f.and[1].property.in');
+    const literal = await t.graphql(
+      `{ assets(profile: "well") { all(first: 10, filter: { property: { name: "status", in: ${JSON.stringify(values(1_500))} } }) { edges { node { id } } } } }`,
+      {},
+      session,
+    );
+    expectListRefused(literal, 1_500, 'list argument at line 1');
+  });
+
+  it('lets a list of the largest size the API takes through', async () => {
+    const session = { 'x-svc-sessionid': await t.sessionFor('dee', 'acme') };
+    const r = await t.graphql(FILTERED, { f: { property: { name: 'status', in: values(400) } } }, session);
+    expect(r.body.errors?.[0]?.extensions?.limit).not.toBe('maxListLength');
+    const batch = await t.graphql(
+      `mutation($ids: [String!]!) { deleteAssets(profile: "well", ids: $ids) { errors { type } } }`,
+      { ids: values(DEFAULT_MAX_LIST_LENGTH) },
+      session,
+    );
+    expect(batch.body.errors?.[0]?.extensions?.limit).not.toBe('maxListLength');
+  });
+
+  it('is enforced by each subgraph on its own, but for the representations of an entity fetch', async () => {
+    const assets = await startTestApp({ database, role: { kind: 'subgraph', name: 'assets' } });
+    try {
+      const refused = await assets.handle(
+        new Request(`${BASE}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+          body: JSON.stringify({
+            query: FILTERED,
+            variables: { f: { property: { name: 'status', in: values(5_000) } } },
+          }),
+        }),
+      );
+      const body: any = await refused.json();
+      expect(refused.status).toBe(400);
+      expect(body.errors[0].extensions).toMatchObject({
+        limit: 'maxListLength',
+        maximum: DEFAULT_MAX_LIST_LENGTH,
+      });
+    } finally {
+      await assets.close();
+    }
+    // A router asks for as many entities as its plan reached: 3,000 representations are fine.
+    const response = await issues.handle(
+      new Request(`${BASE}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({
+          query: `query($r: [_Any!]!) { _entities(representations: $r) { __typename } }`,
+          variables: {
+            r: Array.from({ length: 3_000 }, (_, i) => ({
+              __typename: 'IssueSubject',
+              type: 'asset',
+              reference: `well/W-${i}`,
+            })),
+          },
+        }),
+      }),
+    );
+    const entitiesBody: any = await response.json();
+    expect(entitiesBody.errors?.[0]?.extensions?.limit).not.toBe('maxListLength');
+    expect(entitiesBody.data?._entities).toHaveLength(3_000);
   });
 });
