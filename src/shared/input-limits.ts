@@ -68,7 +68,7 @@ function problem(value: string, maximum: number): string | null {
  * 20,000 items costs one look at its length. Iterative over `variables`, so a hostile nesting
  * cannot overflow the stack.
  */
-export function checkInputStrings(
+export function checkInputs(
   document: DocumentNode,
   variables: unknown,
   limits: InputLimits,
@@ -161,7 +161,7 @@ export function useInputLimits(limits: InputLimits) {
       args: { document: DocumentNode; variableValues?: unknown };
       setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void;
     }) {
-      const error = checkInputStrings(args.document, args.variableValues, limits);
+      const error = checkInputs(args.document, args.variableValues, limits);
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };

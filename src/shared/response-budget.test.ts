@@ -1,5 +1,4 @@
-import { makeExecutableSchema } from '@graphql-tools/schema';
-import { type ExecutionResult, execute, parse } from 'graphql';
+import { buildSchema, type ExecutionResult, execute, type GraphQLObjectType, parse } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { describe, expect, it } from 'vitest';
 import { chargeFieldsResolved, ResponseBudget } from './response-budget.ts';
@@ -8,23 +7,18 @@ const LIMITS = { maxFields: 1_000_000, maxRelated: 1_000 };
 
 /** A schema whose `items(n)` lists n objects, each with a nested object, counted by the budget. */
 function schemaWithLog(log: string[]) {
-  const schema = makeExecutableSchema({
-    typeDefs: `
-      type Query { items(n: Int!): [Item] }
-      type Item { id: Int name: String detail: Detail }
-      type Detail { size: Int }
-    `,
-    resolvers: {
-      Query: { items: (_: unknown, { n }: { n: number }) => Array.from({ length: n }, (_, id) => ({ id })) },
-      Item: {
-        name: (item: { id: number }) => {
-          log.push(`item ${item.id}`);
-          return `item ${item.id}`;
-        },
-        detail: (item: { id: number }) => ({ size: item.id * 2 }),
-      },
-    },
-  });
+  const schema = buildSchema(`
+    type Query { items(n: Int!): [Item] }
+    type Item { id: Int name: String detail: Detail }
+    type Detail { size: Int }
+  `);
+  const fields = (type: string) => (schema.getType(type) as GraphQLObjectType).getFields();
+  fields('Query').items!.resolve = (_, { n }) => Array.from({ length: n as number }, (_, id) => ({ id }));
+  fields('Item').name!.resolve = (item: { id: number }) => {
+    log.push(`item ${item.id}`);
+    return `item ${item.id}`;
+  };
+  fields('Item').detail!.resolve = (item: { id: number }) => ({ size: item.id * 2 });
   chargeFieldsResolved(schema);
   return schema;
 }

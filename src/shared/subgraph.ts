@@ -31,7 +31,7 @@ import {
   REQUEST_ID_HEADER,
   type SessionResolution,
 } from './identity.ts';
-import { checkInputStrings, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-limits.ts';
+import { checkInputs, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-limits.ts';
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
 import { type Metrics, NO_METRICS } from './metrics.ts';
@@ -335,7 +335,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     handle: (request, remoteAddress) => yoga.fetch(request, { remoteAddress }),
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
-      const refused = checkInputStrings(operation.document, operation.variableValues, inputLimits);
+      const refused = checkInputs(operation.document, operation.variableValues, inputLimits);
       if (refused) return { result: { errors: [refused] }, responseHeaders: base.responseHeaders };
       let result: ExecutionResult;
       // Priced here too: the gateway's demand control sees only the operations it plans.
