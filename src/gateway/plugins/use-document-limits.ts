@@ -36,9 +36,9 @@ export function useDocumentLimits(
         }
         return withErrorBody(await next(request));
       },
-      onParams({ params }) {
+      onParams({ params, request }) {
         try {
-          checkVariables(params.variables, limits);
+          checkVariables(params.variables, limits, carried.get(request));
         } catch (e) {
           const limit = (e as { extensions?: { limit?: string } }).extensions?.limit;
           if (limit) refused(limit);
@@ -91,10 +91,18 @@ function costRefusal(maximum: number) {
   };
 }
 
+/**
+ * The bytes each request read by {@link withBodyAtMost} carries (its body, or a GET's URL): the
+ * variables are part of them, so when they fit `maxVariablesBytes` the variables do too and need
+ * not be written out again to be measured.
+ */
+const carried = new WeakMap<Request, number>();
+
 /** Refuses `variables` over `maxVariablesBytes` as JSON, or nested deeper than `maxVariablesDepth`. */
-function checkVariables(variables: unknown, limits: DocumentLimits): void {
+function checkVariables(variables: unknown, limits: DocumentLimits, requestBytes?: number): void {
   if (variables === undefined || variables === null) return;
-  const text = typeof variables === 'string' ? variables : JSON.stringify(variables);
+  const measured = requestBytes !== undefined && requestBytes <= limits.maxVariablesBytes;
+  const text = measured ? '' : typeof variables === 'string' ? variables : JSON.stringify(variables);
   if (Buffer.byteLength(text ?? '') > limits.maxVariablesBytes) {
     throw limitError(
       'maxVariablesBytes',
@@ -114,7 +122,9 @@ function checkVariables(variables: unknown, limits: DocumentLimits): void {
         `The variables are nested more than ${limits.maxVariablesDepth} levels deep.`,
       );
     }
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+    // Only what can nest is kept to look at: a list of 20,000 strings adds nothing to the stack.
+    for (const child of Object.values(value))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
 }
 
@@ -141,7 +151,10 @@ async function withBodyAtMost(request: Request, maximum: number): Promise<Reques
   if (request.url.length > maximum) return null;
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > maximum) return null;
-  if (!request.body) return request;
+  if (!request.body) {
+    carried.set(request, Buffer.byteLength(request.url));
+    return request;
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -155,12 +168,14 @@ async function withBodyAtMost(request: Request, maximum: number): Promise<Reques
     }
     chunks.push(value);
   }
-  return new Request(request.url, {
+  const read = new Request(request.url, {
     method: request.method,
     headers: request.headers,
     body: Buffer.concat(chunks),
     signal: request.signal,
   });
+  carried.set(read, size + Buffer.byteLength(request.url));
+  return read;
 }
 
 /**
