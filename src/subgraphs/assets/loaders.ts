@@ -9,6 +9,11 @@ import { createRelatedLoader, type RelatedKey } from './relationships.ts';
 
 export interface AssetLoaders {
   profile: DataLoader<string, EffectiveProfile | null>;
+  /**
+   * The profile `name` as this request has already loaded it (null: there is none), or undefined
+   * when it has not: a resolver of every row of a page then needs no promise for it.
+   */
+  loadedProfile(name: string): EffectiveProfile | null | undefined;
   asset: DataLoader<{ profile: string; id: string }, AssetRow | null, string>;
   related: DataLoader<RelatedKey, AssetRow[], string>;
   /** The dataset counters of a profile (one statement for every profile asked in a request). */
@@ -30,13 +35,20 @@ export function createAssetLoaders(
   group: string,
   profiles: ProfileCache = new ProfileCache(),
 ): AssetLoaders {
+  const loaded = new Map<string, EffectiveProfile | null>();
+  /** Bumped when this request changes a profile: a load begun before it is not noted. */
+  let generation = 0;
   const loaders: AssetLoaders = {
-    profile: new DataLoader((names) =>
-      profiles.load(group, names, async (missing) => {
+    profile: new DataLoader(async (names) => {
+      const began = generation;
+      const found = await profiles.load(group, names, async (missing) => {
         const rows = await profilesWithExtensions(db, group, missing);
         return new Map(rows.map((r) => [r.profile, effectiveProfile(r, r.extensions)]));
-      }),
-    ),
+      });
+      if (began === generation) for (const [i, name] of names.entries()) loaded.set(name, found[i] ?? null);
+      return found;
+    }),
+    loadedProfile: (name) => loaded.get(name),
     asset: new DataLoader(
       async (keys) => {
         const rows = await assetsByKeys(db, group, keys);
@@ -66,6 +78,8 @@ export function createAssetLoaders(
     profilesChanged() {
       profiles.invalidate();
       loaders.profile.clearAll();
+      loaded.clear();
+      generation++;
     },
   };
   return loaders;

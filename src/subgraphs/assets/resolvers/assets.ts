@@ -26,13 +26,31 @@ function parseAssetSubjectReference(reference: string): { profile: string; id: s
   }
 }
 
-async function profileOf(ctx: AssetsContext, asset: AssetRow) {
-  return ctx.loaders.profile.load(asset.profile);
+/**
+ * `use` applied to the profile of `asset`: at once when this request has already loaded it (every
+ * row of a page after the first), else once it is loaded. The resolvers of a page's rows then make
+ * no promise each.
+ */
+function withProfile<T>(
+  ctx: AssetsContext,
+  asset: AssetRow,
+  use: (profile: EffectiveProfile | null) => T,
+): T | Promise<T> {
+  const known = ctx.loaders.loadedProfile(asset.profile);
+  return known !== undefined ? use(known) : ctx.loaders.profile.load(asset.profile).then(use);
 }
+
+/** What each row shows for its properties under a profile, worked out once per row and profile. */
+const shownOf = new WeakMap<AssetRow, { profile: EffectiveProfile; props: Record<string, unknown> }>();
 
 /** What `properties` shows: the stored values, else the profile's defaults. */
 function shown(profile: EffectiveProfile | null, asset: AssetRow): Record<string, unknown> {
-  return profile ? effectiveProperties(propertyDefaults(profile), asset.properties) : asset.properties;
+  if (!profile) return asset.properties;
+  const known = shownOf.get(asset);
+  if (known?.profile === profile) return known.props;
+  const props = effectiveProperties(propertyDefaults(profile), asset.properties);
+  shownOf.set(asset, { profile, props });
+  return props;
 }
 
 export const assetQueries: QueryResolvers<AssetsContext> = {
@@ -52,40 +70,39 @@ export const assetResolvers: Resolvers = {
   Asset: {
     __resolveReference: (ref: { profile: string; id: string }, ctx: AssetsContext) =>
       isAuthenticated(ctx.identity) ? ctx.loaders.asset.load({ profile: ref.profile, id: ref.id }) : null,
-    assetProfile: (a, _args, ctx) => profileOf(ctx, a),
+    assetProfile: (a, _args, ctx) => withProfile(ctx, a, (p) => p),
     modifiedAt: (a) => a.modified_at,
     isDeleted: (a) => a.is_deleted,
-    properties: async (a, { only }, ctx) => {
-      const props = shown(await profileOf(ctx, a), a);
-      if (!only) return props;
-      const out: Record<string, unknown> = {};
-      for (const k of only) if (k in props) out[k] = props[k];
-      return out;
-    },
+    properties: (a, { only }, ctx) =>
+      withProfile(ctx, a, (p) => {
+        const props = shown(p, a);
+        if (!only) return props;
+        const out: Record<string, unknown> = {};
+        for (const k of only) if (k in props) out[k] = props[k];
+        return out;
+      }),
     observation: (a) => a.observation,
     geometry: (a) => a.geometry,
-    geoJSONFeature: async (a, _args, ctx) =>
+    geoJSONFeature: (a, _args, ctx) =>
       a.geometry
-        ? {
+        ? withProfile(ctx, a, (p) => ({
             type: 'Feature',
             id: `${a.profile}/${a.id}`,
-            bbox: bboxOf(a.geometry),
+            bbox: bboxOf(a.geometry!),
             geometry: a.geometry,
-            properties: shown(await profileOf(ctx, a), a),
-          }
+            properties: shown(p, a),
+          }))
         : null,
-    displayName: async (a, _args, ctx) => {
-      const p = await profileOf(ctx, a);
-      return p ? displayNameOf(p.document, a.id, shown(p, a)) : a.id;
-    },
-    secondaryDisplayName: async (a, _args, ctx) => {
-      const p = await profileOf(ctx, a);
-      const key = p?.document.secondaryDisplayNameProperty;
-      const v = key ? shown(p, a)[key] : undefined;
-      return v === undefined || v === null ? null : String(v);
-    },
+    displayName: (a, _args, ctx) =>
+      withProfile(ctx, a, (p) => (p ? displayNameOf(p.document, a.id, shown(p, a)) : a.id)),
+    secondaryDisplayName: (a, _args, ctx) =>
+      withProfile(ctx, a, (p) => {
+        const key = p?.document.secondaryDisplayNameProperty;
+        const v = key ? shown(p, a)[key] : undefined;
+        return v === undefined || v === null ? null : String(v);
+      }),
     related: async (a, { relationship, params }, ctx) => {
-      const p = await profileOf(ctx, a);
+      const p = await ctx.loaders.profile.load(a.profile);
       if (!p) return null;
       const r = relationship
         ? p.relationships.find((x) => x.relationship === relationship)
