@@ -51,7 +51,16 @@ export function composeHttp<C extends object>(
   const setHeaders = plugins.filter((p) => p.onHttpResponse);
   return async (request, context) => {
     const response = await chain(request, context);
-    // One copy whose headers are ours to set: a fetched response's own are immutable.
+    // Every answer made in this process is made for this request, so its headers are set where
+    // they are, and it goes out as the runtime made it (its body already a string, not a
+    // stream to copy). A fetched response's headers are immutable: the first set throws, before
+    // anything is changed, and the answer is copied instead.
+    try {
+      for (const plugin of setHeaders) plugin.onHttpResponse!(response.headers, context);
+      return response;
+    } catch (e) {
+      if (!(e instanceof TypeError)) throw e;
+    }
     const headers = new Headers(response.headers);
     for (const plugin of setHeaders) plugin.onHttpResponse!(headers, context);
     return new Response(response.body, {
