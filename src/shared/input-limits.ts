@@ -77,8 +77,12 @@ export function checkInputs(
   // A router's entity fetch lists one representation per entity a plan reached (a page of 1,000
   // assets' issues, the wells of 100 facilities): `_entities(representations:)` is priced by its
   // length instead (shared/cost.ts), so only its strings are bounded here.
+  // A field is entered before its arguments, so one walk notes them before it reaches their lists.
   const representations = new Set<unknown>();
   const exempt = new Set<string>();
+  let found: GraphQLError | null = null;
+  const at = (node: { loc?: { source: { body: string }; start: number } }) =>
+    node.loc ? ` at line ${lineOf(node.loc.source.body, node.loc.start)}` : '';
   visit(document, {
     [Kind.FIELD]: (node) => {
       if (node.name.value !== '_entities') return;
@@ -88,11 +92,6 @@ export function checkInputs(
         else representations.add(arg.value);
       }
     },
-  });
-  let found: GraphQLError | null = null;
-  const at = (node: { loc?: { source: { body: string }; start: number } }) =>
-    node.loc ? ` at line ${lineOf(node.loc.source.body, node.loc.start)}` : '';
-  visit(document, {
     [Kind.STRING]: (node) => {
       const why = problem(node.value, maximum);
       if (!why) return undefined;

@@ -40,15 +40,16 @@ async function deviceNames(username: string): Promise<(string | null)[]> {
   return rows.map((r) => r.name);
 }
 
-/** The refusal of an over-long string: no data, BAD_USER_INPUT naming the limit, HTTP 400. */
-function expectStringRefused(r: { status: number; body: any }) {
+/** The refusal of an input over a limit: no data, BAD_USER_INPUT naming the limit, HTTP 400. */
+function expectInputRefused(r: { status: number; body: any }, limit: string, maximum: number) {
   expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(400);
   expect(r.body.data ?? null).toBeNull();
-  expect(r.body.errors[0].extensions).toMatchObject({
-    code: 'BAD_USER_INPUT',
-    limit: 'maxStringLength',
-    maximum: DEFAULT_MAX_STRING_LENGTH,
-  });
+  expect(r.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit, maximum });
+}
+
+/** The refusal of an over-long string. */
+function expectStringRefused(r: { status: number; body: any }) {
+  expectInputRefused(r, 'maxStringLength', DEFAULT_MAX_STRING_LENGTH);
 }
 
 describe('device names', () => {
@@ -178,13 +179,7 @@ describe('any list argument', () => {
   const values = (n: number) => Array.from({ length: n }, (_, i) => `W-${i}`);
 
   function expectListRefused(r: { status: number; body: any }, items: number, at: string) {
-    expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(400);
-    expect(r.body.data ?? null).toBeNull();
-    expect(r.body.errors[0].extensions).toMatchObject({
-      code: 'BAD_USER_INPUT',
-      limit: 'maxListLength',
-      maximum: DEFAULT_MAX_LIST_LENGTH,
-    });
+    expectInputRefused(r, 'maxListLength', DEFAULT_MAX_LIST_LENGTH);
     expect(r.body.errors[0].message).toBe(
       `The ${at} has ${items} items; at most ${DEFAULT_MAX_LIST_LENGTH} are allowed.`,
     );
