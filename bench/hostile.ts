@@ -1,5 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { graphql, median, type Sample, type Server, sample, startServer } from './lib.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import {
+  type AbuseKind,
+  EXPORT_LINK,
+  KINDS,
+  type NoisyCounts,
+  noCounts,
+  PASSWORD,
+  signInAs,
+  startNoisy,
+} from './hostile-noisy.ts';
+import { graphql, median, percentile, type Sample, type Server, sample, startServer } from './lib.ts';
 
 export interface HostileBenchResult {
   engine: string;
@@ -17,21 +28,21 @@ export interface HostileBenchResult {
   ratio: number;
   /** The calm tenant's p95 (ms) beside one kind of abuse at a time (one phase each, last round). */
   byKind: Record<AbuseKind, number>;
+  /**
+   * The calm tenant's p95 (ms) by kind of request, alone and beside the noisy tenant (every
+   * round): which of its requests the noisy one slows.
+   */
+  byRequest: Record<CalmRequest, { alone: number; beside: number; count: number }>;
+  /**
+   * The calm tenant's client's own event-loop delay beside the noisy tenant (p99 and max over the
+   * rounds, ms): its timings include it.
+   */
+  clientDelay: { p99: number; max: number };
   /** Failed requests of the normal tenant, over every phase. */
   errors: number;
   errorSamples: string[];
   /** What the hostile tenant sent and how it was answered, over every round. */
-  hostile: {
-    documents: number;
-    documentsRefused: number;
-    documentsServed: number;
-    exportsStalled: number;
-    exportsRefused: number;
-    signIns: number;
-    signInsThrottled: number;
-    /** How each abusive document was answered the first time (status and first error). */
-    answers: string[];
-  };
+  hostile: NoisyCounts;
   /** The server process died or was replaced during the run. */
   restarted: boolean;
   /** ratio ≤ 2 and no error. */
@@ -40,12 +51,11 @@ export interface HostileBenchResult {
   load: { start: number; end: number };
 }
 
-type AbuseKind = 'documents' | 'downloads' | 'signIns';
-const KINDS: readonly AbuseKind[] = ['documents', 'downloads', 'signIns'];
+type CalmRequest = 'page' | 'filtered' | 'session' | 'search' | 'issue' | 'export';
+const READ_KINDS: readonly CalmRequest[] = ['page', 'filtered', 'session', 'search'];
 
 const NORMAL = 'calm';
 const HOSTILE = 'noisy';
-const PASSWORD = 'a bench password here';
 const ONLY = '["name", "status", "depth", "facilityId"]';
 
 const READS = [
@@ -55,47 +65,14 @@ const READS = [
   `{ assets(profile: "well") { all(first: 10, filter: { search: "well 1" }) { edges { node { id displayName } } } } }`,
 ];
 const CREATE_ISSUE = `mutation($input: CreateIssueInput!) { createIssue(input: $input) { errors { type } issue { id } } }`;
-const EXPORT_LINK = `{ assetProfiles { byId(profile: "well") { assetsExport(properties: ["name", "status", "depth"]) { csvFileDownloadUrl(exportName: "bench") } } } }`;
-const signInAs = (username: string) =>
-  `mutation { signIn(input: { loginUsername: "${username}", password: "${PASSWORD}", clientApplicationType: EXPLORER }) { errors { type } session { authenticated } } }`;
 
-/** What the hostile tenant sends: the costliest documents the limits allow, and ones they refuse. */
-function abusiveDocuments(): { query: string; variables?: Record<string, unknown> }[] {
-  const words = Array.from({ length: 60_000 }, (_, i) => `w${i % 100}`).join(' ');
-  const inList = Array.from({ length: 20_000 }, (_, i) => `W-${i}`);
-  const nested = (n: number): string =>
-    n === 0
-      ? 'id'
-      : `id related(relationship: "facility") { ... on AssetRelationshipOne { asset { ${nested(n - 1)} } } }`;
-  return [
-    // Allowed, and as costly as allowed: a page of 1,000 wells with every property.
-    {
-      query: `{ assets(profile: "well") { all(first: 1000) { edges { node { id displayName properties } } } } }`,
-    },
-    // An expensive filter inside the bounds: 32 search words and a 498-item `in`.
-    {
-      query: `query($f: AssetFilter) { assets(profile: "well") { all(first: 1000, filter: $f) { edges { node { id } } } } }`,
-      variables: {
-        f: {
-          or: [
-            { search: Array.from({ length: 32 }, (_, i) => `w${i}`).join(' ') },
-            { property: { name: 'status', in: Array.from({ length: 400 }, (_, i) => `s${i}`) } },
-          ],
-        },
-      },
-    },
-    // Refused: too deep, an alias flood, a 60,000-word search, a 20,000-item `in`.
-    { query: `{ assets(profile: "well") { all(first: 5) { edges { node { ${nested(10)} } } } } }` },
-    { query: `{ ${Array.from({ length: 200 }, (_, i) => `a${i}: session { username }`).join(' ')} }` },
-    {
-      query: `query($f: AssetFilter) { assets(profile: "well") { all(filter: $f) { edges { node { id } } } } }`,
-      variables: { f: { search: words } },
-    },
-    {
-      query: `query($f: AssetFilter) { assets(profile: "well") { all(filter: $f) { edges { node { id } } } } }`,
-      variables: { f: { property: { name: 'status', in: inList } } },
-    },
-  ];
+/** Adds what one phase of the noisy tenant sent to the run's totals (first answers kept). */
+function add(into: NoisyCounts, phase: NoisyCounts): void {
+  for (const key of Object.keys(into) as (keyof NoisyCounts)[])
+    if (key !== 'answers') into[key] += phase[key];
+  phase.answers.forEach((answer, i) => {
+    into.answers[i] ??= answer;
+  });
 }
 
 function loadAverage(): number {
@@ -144,9 +121,17 @@ export async function hostileBench(options: {
       if (errorSamples.length < 5) errorSamples.push(what.slice(0, 300));
     };
     let counter = 0;
+    /** Where the calm tenant's latencies by kind go in the phase under way (none: not kept). */
+    let timings: Map<CalmRequest, number[]> | undefined;
+    const alone = new Map<CalmRequest, number[]>();
+    const beside = new Map<CalmRequest, number[]>();
     /** One request of the calm tenant's mix, as a Response `sample` reads (`{}` when it went well). */
     const normal = async (): Promise<Response> => {
       const i = ++counter;
+      const kind: CalmRequest =
+        i % 25 === 5 ? 'export' : i % 10 === 0 ? 'issue' : READ_KINDS[i % READS.length]!;
+      const into = timings;
+      const t0 = performance.now();
       try {
         if (i % 25 === 5) {
           const r = await calm.post(EXPORT_LINK);
@@ -166,6 +151,11 @@ export async function hostileBench(options: {
           const r = await calm.post(READS[i % READS.length]!);
           if (r.status !== 200 || r.body.errors) throw new Error(`${r.status} ${JSON.stringify(r.body)}`);
         }
+        if (into) {
+          const list = into.get(kind) ?? [];
+          list.push(performance.now() - t0);
+          into.set(kind, list);
+        }
         return Response.json({});
       } catch (e) {
         failed(`${String(e)}${(e as Error).cause ? ` (${String((e as Error).cause)})` : ''}`);
@@ -173,83 +163,17 @@ export async function hostileBench(options: {
       }
     };
 
-    const hostile = {
-      documents: 0,
-      documentsRefused: 0,
-      documentsServed: 0,
-      exportsStalled: 0,
-      exportsRefused: 0,
-      signIns: 0,
-      signInsThrottled: 0,
-      answers: [] as string[],
-    };
-    const documents = abusiveDocuments();
-    /** Starts the noisy tenant; the returned function stops it and lets go of what it holds. */
+    const hostile = noCounts();
+    /** Starts the noisy tenant (on its own thread); the returned function stops it. */
     const abuse = (kinds: readonly AbuseKind[] = KINDS) => {
-      let running = true;
-      const stalled: ReadableStreamDefaultReader<Uint8Array>[] = [];
-      const loops: Promise<void>[] = [];
-      // Abusive documents from 3 loops, closed loop.
-      for (let l = 0; l < (kinds.includes('documents') ? 3 : 0); l++)
-        loops.push(
-          (async () => {
-            for (let i = l; running; i++) {
-              const d = documents[i % documents.length]!;
-              // A new document text each time (a comment), so that no cache of parsed, validated
-              // or compiled documents spares the server any work.
-              const r = await noisy.post(`${d.query}\n# ${i}`, d.variables).catch(() => null);
-              hostile.documents++;
-              if (r && r.status === 200 && !r.body.errors) hostile.documentsServed++;
-              else hostile.documentsRefused++;
-              const k = i % documents.length;
-              hostile.answers[k] ??=
-                `${r?.status ?? 'no answer'} ${r?.body.errors?.[0]?.message?.slice(0, 80) ?? 'served'}`;
-            }
-          })(),
-        );
-      // Sign-in bursts from 3 loops.
-      for (let l = 0; l < (kinds.includes('signIns') ? 3 : 0); l++)
-        loops.push(
-          (async () => {
-            while (running) {
-              const r = await noisy.post(signInAs(noisy.username), {}, false).catch(() => null);
-              hostile.signIns++;
-              if (r?.body.data?.signIn?.errors?.[0]?.type === 'LIMIT_EXCEEDED') hostile.signInsThrottled++;
-            }
-          })(),
-        );
-      // Downloads started and never read past the first chunk, up to 6 at once.
-      loops.push(
-        (async () => {
-          while (running && kinds.includes('downloads')) {
-            if (stalled.length < 6) {
-              const r = await noisy.post(EXPORT_LINK).catch(() => null);
-              const url = r?.body.data?.assetProfiles?.byId?.assetsExport?.csvFileDownloadUrl;
-              if (url) {
-                const download = await fetch(local(url), { headers: noisy.headers }).catch(() => null);
-                if (download?.ok && download.body) {
-                  const reader = download.body.getReader();
-                  await reader.read().catch(() => {});
-                  stalled.push(reader);
-                  hostile.exportsStalled++;
-                } else {
-                  if (download)
-                    hostile.answers[documents.length] ??=
-                      `download ${download.status}: ${(await download.text().catch(() => '')).slice(0, 80)}`;
-                  else hostile.answers[documents.length] ??= 'download: no answer';
-                  hostile.exportsRefused++;
-                }
-              }
-            }
-            await new Promise((r) => setTimeout(r, 250));
-          }
-        })(),
-      );
-      return async () => {
-        running = false;
-        await Promise.all(loops);
-        await Promise.all(stalled.map((r) => r.cancel().catch(() => {})));
-      };
+      const stop = startNoisy({
+        url: server.url,
+        username: noisy.username,
+        from: noisy.from,
+        headers: noisy.headers,
+        kinds,
+      });
+      return async () => add(hostile, await stop());
     };
 
     step('warming up');
@@ -258,14 +182,37 @@ export async function hostileBench(options: {
     errorSamples.length = 0;
     const baselines: Sample[] = [];
     const abused: Sample[] = [];
+    const clientDelay = { p99: 0, max: 0 };
     for (let round = 0; round < rounds; round++) {
       step(`round ${round + 1}/${rounds}: the calm tenant alone`);
+      timings = alone;
       baselines.push(await sample({ request: normal, seconds, rate }));
       step(`round ${round + 1}/${rounds}: beside the noisy tenant`);
+      timings = undefined;
       const stop = abuse();
       await new Promise((r) => setTimeout(r, 1_000));
+      timings = beside;
+      const delay = monitorEventLoopDelay({ resolution: 5 });
+      delay.enable();
       abused.push(await sample({ request: normal, seconds, rate }));
+      delay.disable();
+      clientDelay.p99 = Math.max(clientDelay.p99, delay.percentile(99) / 1e6);
+      clientDelay.max = Math.max(clientDelay.max, delay.max / 1e6);
+      timings = undefined;
       await stop();
+    }
+    const byRequest = {} as HostileBenchResult['byRequest'];
+    for (const kind of [...READ_KINDS, 'issue', 'export'] as const) {
+      const p95 = (list: number[] = []) =>
+        percentile(
+          [...list].sort((a, b) => a - b),
+          95,
+        );
+      byRequest[kind] = {
+        alone: p95(alone.get(kind)),
+        beside: p95(beside.get(kind)),
+        count: beside.get(kind)?.length ?? 0,
+      };
     }
     const byKind = {} as Record<AbuseKind, number>;
     for (const kind of KINDS) {
@@ -300,6 +247,8 @@ export async function hostileBench(options: {
       abused: during,
       ratio,
       byKind,
+      byRequest,
+      clientDelay,
       errors,
       errorSamples,
       hostile,
@@ -322,6 +271,7 @@ async function tenant(server: Server, username: string, group: string, address: 
   const headers = { ...from, 'x-svc-sessionid': sessionId };
   return {
     username,
+    from,
     headers,
     async post(query: string, variables: Record<string, unknown> = {}, session = true) {
       const r = await fetch(`${server.url}/api/graphql`, {
@@ -350,6 +300,12 @@ export function hostileMarkdown(r: HostileBenchResult): string {
     `| beside the noisy tenant | ${ms(r.abused.p50)} | ${ms(r.abused.p95)} | ${ms(r.abused.p99)} | ${r.abused.requests} |`,
     '',
     `Beside one kind of abuse at a time, the calm tenant's p95: abusive documents ${ms(r.byKind.documents)} ms, stalled downloads ${ms(r.byKind.downloads)} ms, sign-in bursts ${ms(r.byKind.signIns)} ms.`,
+    '',
+    `The calm tenant's p95 by request, alone → beside the noisy tenant: ${Object.entries(r.byRequest)
+      .map(([k, v]) => `${k} ${ms(v.alone)} → ${ms(v.beside)} ms (${v.count})`)
+      .join(
+        ', ',
+      )}. The calm client's own event-loop delay: p99 ${ms(r.clientDelay.p99)} ms, max ${ms(r.clientDelay.max)} ms.`,
     '',
     `p95 ratio ${r.ratio.toFixed(2)} (target ≤ 2), calm-tenant errors ${r.errors}${r.errorSamples.length ? ` (${r.errorSamples.join('; ')})` : ''}, server restarted: ${r.restarted ? 'yes' : 'no'} → ${r.withinTarget ? 'within target' : '**outside target**'}.`,
     '',
