@@ -166,6 +166,45 @@ describe('FairScheduler', () => {
     await rb;
   });
 
+  it("lets the event loop turn between two of an over-share tenant's requests, however short", async () => {
+    const { state, probe } = loop(0.1);
+    const s = make(probe);
+    for (const key of ['group:heavy', 'group:light']) {
+      const j = job(state, key === 'group:heavy' ? 500 : 1);
+      const r = s.run(key, j.work);
+      j.finish();
+      await r;
+    }
+    await tick();
+    // Which iteration of the event loop it is (one step per check phase).
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    // Requests that do no I/O (refusals, say), arriving together and each ending in the stretch
+    // it started: no two start in the same iteration, so other tenants' I/O comes in between.
+    const startedAt: number[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        s.run('group:heavy', async () => {
+          startedAt.push(turn);
+          state.now += 10;
+        }),
+      ),
+    );
+    // A tenant within its share is not held: two of the light tenant's start in one iteration.
+    const light: number[] = [];
+    await Promise.all([0, 1].map(() => s.run('group:light', async () => void light.push(turn))));
+    counting = false;
+    expect(startedAt).toHaveLength(4);
+    for (let i = 1; i < startedAt.length; i++) expect(startedAt[i]).toBeGreaterThan(startedAt[i - 1]!);
+    expect(light).toHaveLength(2);
+    expect(light[0]).toBe(light[1]);
+  });
+
   it('forgets tenants once inactive, so many client addresses cost no lasting memory', async () => {
     const { state, probe } = loop(0.9);
     const s = make(probe);

@@ -63,7 +63,8 @@ export function processProbe(): LoopProbe {
  * Fair sharing of one process between tenants, work-conserving: while the event loop is not busy,
  * or only one tenant is active, every request runs at once. When it is busy and two or more
  * tenants are active, a tenant whose recent running time is above its even share runs one request
- * at a time, and only while the loop is not busy; the rest of its requests wait their turn
+ * at a time, with a turn of the event loop (everyone's I/O) between two of them, and only while the
+ * loop is not busy; the rest of its requests wait their turn
  * (bounded in number and time, then refused with 429). A tenant within its share is never held.
  *
  * Work inside one request cannot be interrupted, so the point is who starts next: a tenant sending
@@ -84,6 +85,9 @@ export class FairScheduler {
   private busy = 0;
   private sampledAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
+  /** Tenants that started or ended a request in this turn of the event loop, and its end. */
+  private readonly held = new Set<Tenant>();
+  private turn: NodeJS.Immediate | undefined;
   private queued = 0;
 
   private readonly options: FairnessOptions;
@@ -106,8 +110,10 @@ export class FairScheduler {
     const tenant = this.tenant(key);
     // The slot is taken as the request is admitted (here, or by pump() before it wakes the
     // waiter), so that no two admissions of one tenant can pass the one-at-a-time rule together.
-    if (this.mayStart(tenant)) tenant.inFlight++;
-    else await this.wait(tenant, signal);
+    if (this.mayStart(tenant)) {
+      tenant.inFlight++;
+      this.holdForTurn(tenant);
+    } else await this.wait(tenant, signal);
     const started = this.probe.now();
     tenant.seenAt = started;
     try {
@@ -121,7 +127,7 @@ export class FairScheduler {
       this.total += used;
       tenant.inFlight--;
       tenant.seenAt = ended;
-      this.pump();
+      this.holdForTurn(tenant);
     }
   }
 
@@ -141,6 +147,9 @@ export class FairScheduler {
   private stopSampling(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.turn) clearImmediate(this.turn);
+    this.turn = undefined;
+    this.held.clear();
   }
 
   private tenant(key: string): Tenant {
@@ -189,7 +198,7 @@ export class FairScheduler {
     if (this.active <= 1) return true;
     const share = this.total > 0 ? tenant.use / this.total : 0;
     if (share <= 1 / this.active) return true;
-    return tenant.inFlight === 0 && this.utilisation(now) < this.options.busyAbove;
+    return tenant.inFlight === 0 && !this.held.has(tenant) && this.utilisation(now) < this.options.busyAbove;
   }
 
   /** The event loop's utilisation over the last `sampleMs` or so. */
@@ -247,6 +256,22 @@ export class FairScheduler {
     this.timer.unref();
   }
 
+  /**
+   * Holds `tenant`, when it is over its share, from starting anything until the event loop has
+   * turned, then lets waiting requests start. Work that does no I/O (a refusal, a cached answer)
+   * runs to its end in the turn it starts: without this, an over-share tenant's requests arriving
+   * together, or each started as the one before ended, would run back to back in one stretch, and
+   * every other tenant's I/O due meanwhile would wait behind all of them.
+   */
+  private holdForTurn(tenant: Tenant): void {
+    this.held.add(tenant);
+    this.turn ??= setImmediate(() => {
+      this.turn = undefined;
+      this.held.clear();
+      this.pump();
+    });
+  }
+
   private pump(): void {
     if (this.queued === 0) return;
     // The least used first; over-share tenants are the only ones that wait, and they are few.
@@ -258,6 +283,7 @@ export class FairScheduler {
       this.queued--;
       clearTimeout(waiter.timer);
       tenant.inFlight++;
+      this.holdForTurn(tenant);
       waiter.admit();
       // One start per tenant per turn: its share is reconsidered once this one has run.
     }
