@@ -47,6 +47,10 @@ interface Noisy {
   from: Record<string, string>;
   headers: Record<string, string>;
   kinds: readonly AbuseKind[];
+  /** Which of the abusive documents it sends (indexes into {@link abusiveDocuments}): all by default. */
+  only?: readonly number[];
+  /** Sends each document's text unchanged, so that caches of parsed documents apply (default: a new text each time). */
+  sameText?: boolean;
 }
 
 /** What the noisy tenant sends: the costliest documents the limits allow, and ones they refuse. */
@@ -127,10 +131,9 @@ async function abuse(noisy: Noisy, stopped: Promise<void>): Promise<NoisyCounts>
   };
   // Links carry the configured public URL; the server listens on a port of its choosing.
   const local = (url: string) => new URL(new URL(url).pathname, noisy.url);
-  const documents = abusiveDocuments().map((d) => ({
-    query: d.query,
-    variables: JSON.stringify(d.variables ?? {}),
-  }));
+  const documents = abusiveDocuments()
+    .filter((_, i) => !noisy.only || noisy.only.includes(i))
+    .map((d) => ({ query: d.query, variables: JSON.stringify(d.variables ?? {}) }));
   const stalled: ReadableStreamDefaultReader<Uint8Array>[] = [];
   const loops: Promise<void>[] = [];
   // Abusive documents from 3 loops, closed loop.
@@ -141,7 +144,7 @@ async function abuse(noisy: Noisy, stopped: Promise<void>): Promise<NoisyCounts>
           const d = documents[i % documents.length]!;
           // A new document text each time (a comment), so that no cache of parsed, validated
           // or compiled documents spares the server any work.
-          const r = await post(`${d.query}\n# ${i}`, d.variables).catch(() => null);
+          const r = await post(noisy.sameText ? d.query : `${d.query}\n# ${i}`, d.variables).catch(() => null);
           counts.documents++;
           if (r && r.status === 200 && !r.body.errors) counts.documentsServed++;
           else counts.documentsRefused++;

@@ -62,8 +62,10 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
       () => true,
       () => false,
     ));
-  // The same V8 flag as `npm start` and the `assetql` command's shebang.
-  const node = [process.execPath, '--max-semi-space-size=16', BIN, 'serve'];
+  // The same V8 flag as `npm start` and the `assetql` command's shebang; BENCH_SERVER_FLAGS adds
+  // Node's own (`--cpu-prof`, `--trace-gc`) to look into a run.
+  const flags = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const node = [process.execPath, '--max-semi-space-size=16', ...flags, BIN, 'serve'];
   const child = pinned
     ? spawn('taskset', ['-c', '0', ...node], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(node[0]!, node.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
