@@ -8,14 +8,15 @@ import { contactOf, groupsOf } from '../repository/users.ts';
 import { sessionsOf } from '../sessions.ts';
 import { Mutation } from './mutations.ts';
 import { apiKeyOut } from './results.ts';
-import { loadSessionView } from './session-view.ts';
+import { asksOnlyIdentity, loadSessionView, sessionFromIdentity } from './session-view.ts';
 
 // The only place (with the files beside it) that sees the generated types: the flows and the
 // repository speak in their own terms, and these resolvers map them to the schema's.
 
 export const resolvers: Resolvers = {
   Query: {
-    session: (_root, _args, ctx) => loadSessionView(ctx),
+    session: (_root, _args, ctx, info) =>
+      asksOnlyIdentity(info) ? sessionFromIdentity(ctx.identity) : loadSessionView(ctx),
     config: (_root, _args, ctx) => ({ auth: ctx.authConfig }),
     credentials: async (_root, { group }, ctx) => {
       const { identity } = ctx;
