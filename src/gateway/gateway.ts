@@ -113,10 +113,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   // runtime's hooks): the correlation id before anything can fail or log; tracing and metrics
   // (when on) around all the rest, so that they see refusals too; failures answered
   // inside it and inside the headers every answer gets; the routes that are not GraphQL; then,
-  // for GraphQL, CSRF before the session is looked at, the identity, and the tenant's turn (when
-  // tenants contend) before the body is read: a waiting request holds no body in memory, and
-  // reading and parsing it count in its tenant's share; then the body limit as it is read, and
-  // the limits of the operation.
+  // for GraphQL, the body limit before anything reads the body, CSRF before the session is
+  // looked at, the identity, and the tenant's turn (when tenants contend) before the operation
+  // runs.
   const plugins = [
     useCorrelationId(),
     ...(options.tracing?.plugins ?? []),
@@ -137,11 +136,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         ),
       ),
     }),
+    ...useDocumentLimits(documentLimits, introspection, metrics),
+    useInputLimits({ maxStringLength: config.maxStringLength, maxListLength: documentLimits.maxListLength }),
     useCsrf(),
     sessionIdentity,
     ...(config.fairness.busyAbove < 1 ? [fairness] : []),
-    ...useDocumentLimits(documentLimits, introspection, metrics),
-    useInputLimits({ maxStringLength: config.maxStringLength, maxListLength: documentLimits.maxListLength }),
     ...(config.directExecution
       ? [
           useDirectExecution({
