@@ -195,6 +195,16 @@ describe('FairScheduler', () => {
         }),
       ),
     );
+    // Nor does one that arrives in the iteration in which the tenant's previous request ended.
+    await tick();
+    const before = turn;
+    await s.run('group:heavy', async () => {
+      state.now += 10;
+    });
+    const next = await new Promise<number>((resolve) => {
+      void s.run('group:heavy', async () => resolve(turn));
+    });
+    expect(next).toBeGreaterThan(before);
     // A tenant within its share is not held: two of the light tenant's start in one iteration.
     const light: number[] = [];
     await Promise.all([0, 1].map(() => s.run('group:light', async () => void light.push(turn))));

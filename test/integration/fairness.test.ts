@@ -104,6 +104,58 @@ describe('fairness between tenants', () => {
     expect(issues.body.data?.issues.all.edges).toEqual([]);
   });
 
+  it("does not let a slow upload hold its tenant's turn: bodies are read before it", async () => {
+    // Default sharing (busyAbove 0.5), short waits; a signed-in tenant active meanwhile.
+    const own = await startTestApp({
+      database: app.database,
+      config: { fairness: { maxQueued: MAX_QUEUED, maxWaitMs: 1_000 } },
+    });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const QUERY = '{ config { auth { loginEnabled } } }';
+    /** A request without a session (every such caller is one tenant) whose body takes `ms` to arrive. */
+    const slowUpload = (ms: number) =>
+      own.handle(
+        new Request(`${BASE}/api/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: new ReadableStream<Uint8Array>(
+            {
+              async pull(controller) {
+                await sleep(ms);
+                controller.enqueue(new TextEncoder().encode(JSON.stringify({ query: QUERY })));
+                controller.close();
+              },
+            },
+            { highWaterMark: 0 },
+          ),
+          duplex: 'half',
+        } as RequestInit),
+      );
+    let active = true;
+    const other = { 'x-svc-sessionid': await own.sessionFor('light-user', 'light') };
+    const pinging = (async () => {
+      while (active) {
+        await own.graphql(SESSION, {}, other);
+        await sleep(100);
+      }
+    })();
+    try {
+      await sleep(50);
+      // One slow upload (were its upload counted, the tenant would be over its share), then
+      // another still arriving while signed-out callers come: they are served, not held behind it.
+      expect((await slowUpload(1_200)).status).toBe(200);
+      const held = slowUpload(3_000);
+      await sleep(100);
+      const others = await Promise.all(Array.from({ length: 3 }, () => own.graphql(QUERY)));
+      expect(others.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect((await held).status).toBe(200);
+    } finally {
+      active = false;
+      await pinging;
+      await own.close();
+    }
+  });
+
   it('is off with busyAbove 1: a burst of one tenant is served whole', async () => {
     const off = await startTestApp({ database: app.database, config: { fairness: { busyAbove: 1 } } });
     try {
