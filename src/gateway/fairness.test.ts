@@ -43,6 +43,16 @@ function job(state: { now: number }, ms: number) {
 
 const tick = () => new Promise((r) => setTimeout(r, 20));
 
+/** Makes `group:heavy` the tenant over its share: one request of 500 ms, then `group:light` one of 1 ms. */
+async function heavyThenLight(s: FairScheduler, state: { now: number }) {
+  for (const key of ['group:heavy', 'group:light']) {
+    const j = job(state, key === 'group:heavy' ? 500 : 1);
+    const r = s.run(key, j.work);
+    j.finish();
+    await r;
+  }
+}
+
 describe('FairScheduler', () => {
   const schedulers: FairScheduler[] = [];
   const make = (probe: LoopProbe, options = OPTIONS) => {
@@ -145,12 +155,7 @@ describe('FairScheduler', () => {
   it('admits everyone while the loop is not busy, whatever their shares', async () => {
     const { state, probe } = loop(0.1);
     const s = make(probe);
-    for (const key of ['group:heavy', 'group:light']) {
-      const j = job(state, key === 'group:heavy' ? 500 : 1);
-      const r = s.run(key, j.work);
-      j.finish();
-      await r;
-    }
+    await heavyThenLight(s, state);
     // Over its share, the heavy tenant still runs, one request at a time.
     const a = job(state, 10);
     const b = job(state, 10);
@@ -169,12 +174,7 @@ describe('FairScheduler', () => {
   it("lets the event loop turn between two of an over-share tenant's requests, however short", async () => {
     const { state, probe } = loop(0.1);
     const s = make(probe);
-    for (const key of ['group:heavy', 'group:light']) {
-      const j = job(state, key === 'group:heavy' ? 500 : 1);
-      const r = s.run(key, j.work);
-      j.finish();
-      await r;
-    }
+    await heavyThenLight(s, state);
     await tick();
     // Which iteration of the event loop it is (one step per check phase).
     let turn = 0;

@@ -46,6 +46,24 @@ export async function freshDatabase(
   });
 }
 
+/**
+ * A fresh database (see {@link freshDatabase}) that counts the SQL statements sent to it by any
+ * part of the app: `statements()` is the number so far.
+ */
+export async function countingDatabase(): Promise<{ database: TestDatabase; statements: () => number }> {
+  let count = 0;
+  const database = await freshDatabase({
+    onConnect: (client) => {
+      const query = client.query.bind(client);
+      client.query = ((...args: Parameters<typeof query>) => {
+        count++;
+        return query(...args);
+      }) as typeof client.query;
+    },
+  });
+  return { database, statements: () => count };
+}
+
 /** The database's own close, after checking the lookup keys (whose failure still closes it). */
 function checkedClose(database: Database): () => Promise<void> {
   const close = database.close.bind(database);

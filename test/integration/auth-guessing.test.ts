@@ -6,7 +6,7 @@ import { passwordPool } from '../../src/subgraphs/auth/passwords/passwords.ts';
 import { RESET_CODE_MAX_ATTEMPTS } from '../../src/subgraphs/auth/passwords.ts';
 import { createUser } from '../../src/subgraphs/auth/users.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { countingDatabase, type TestDatabase } from '../helpers/database.ts';
 import { requireTool } from '../helpers/tools.ts';
 
 // Every counter that limits guessing holds however many guesses arrive at once: bursts of
@@ -17,18 +17,10 @@ const BURST = 30;
 let t: TestApp;
 let database: TestDatabase;
 /** SQL statements sent to the database so far, by any part of the app. */
-let statements = 0;
+let statements: () => number;
 
 beforeAll(async () => {
-  database = await freshDatabase({
-    onConnect: (client) => {
-      const query = client.query.bind(client);
-      client.query = ((...args: Parameters<typeof query>) => {
-        statements++;
-        return query(...args);
-      }) as typeof client.query;
-    },
-  });
+  ({ database, statements } = await countingDatabase());
   // The per-address limits are tested elsewhere; here only the per-account and per-code counters act.
   const generous = { points: 10_000, seconds: 60 };
   t = await startTestApp({
@@ -389,11 +381,11 @@ describe('forgotPasswordSubmit tells no one whether a user exists', () => {
   it('does the same work for an unknown user as for a wrong code: no argon2, the same statements', async () => {
     const code = await resetFor('ron', 'ron@example.com');
     const work = async (u: string, p: string) => {
-      const before = statements;
+      const before = statements();
       const { value, computations } = await argon2During(() =>
         t.graphql<{ forgotPasswordSubmit: Answer }>(SUBMIT, { u, c: otherCode(code), p }),
       );
-      return { answer: value.body, computations, statements: statements - before };
+      return { answer: value.body, computations, statements: statements() - before };
     };
     for (const p of PASSWORDS) {
       const unknown = await work('no-ron-here', p);

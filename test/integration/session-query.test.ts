@@ -7,23 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSession } from '../../src/subgraphs/auth/sessions.ts';
 import { ensureMember, startTestApp, type TestApp } from '../helpers/app.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { countingDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let database: TestDatabase;
 let t: TestApp;
 /** SQL statements sent to the database so far, by any part of the app. */
-let statements = 0;
+let statements: () => number;
 
 beforeAll(async () => {
-  database = await freshDatabase({
-    onConnect: (client) => {
-      const query = client.query.bind(client);
-      client.query = ((...args: Parameters<typeof query>) => {
-        statements++;
-        return query(...args);
-      }) as typeof client.query;
-    },
-  });
+  ({ database, statements } = await countingDatabase());
   t = await startTestApp({ database });
 });
 afterAll(async () => {
@@ -36,11 +28,11 @@ const FULL = '{ session { __typename authenticated username userGroup expiresAt 
 
 /** The answer to `query` and the statements it took. */
 async function ask(query: string, headers: Record<string, string>) {
-  const before = statements;
+  const before = statements();
   const r = await t.graphql<{ session: Record<string, unknown> }>(query, {}, headers);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   expect(r.body.errors).toBeUndefined();
-  return { session: r.body.data!.session, statements: statements - before };
+  return { session: r.body.data!.session, statements: statements() - before };
 }
 
 describe('the session query', () => {
