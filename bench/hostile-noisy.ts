@@ -95,6 +95,23 @@ export function abusiveDocuments(): { query: string; variables?: Record<string, 
   ];
 }
 
+/**
+ * POSTs a GraphQL request body to the server at `url` as a tenant's client does: its status and
+ * JSON answer (`{}` when there is none).
+ */
+export async function postGraphQL(url: string, headers: Record<string, string>, body: string) {
+  const r = await fetch(`${url}/api/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    signal: AbortSignal.timeout(60_000),
+  });
+  return { status: r.status, body: (await r.json().catch(() => ({}))) as any };
+}
+
+/** A link the server made (with the configured public URL) on the server at `url`, whatever port it chose. */
+export const localLink = (link: string, url: string) => new URL(new URL(link).pathname, url);
+
 /** Whether `nice` can lower a process's priority here. */
 const niceable = () => spawnSync('nice', ['-n', '10', 'true']).status === 0;
 
@@ -130,18 +147,13 @@ async function abuse(noisy: Noisy, stopped: Promise<void>): Promise<NoisyCounts>
   });
   const counts = noCounts();
   const { kinds } = noisy;
-  const post = async (query: string, variables = '{}', session = true) => {
-    const r = await fetch(`${noisy.url}/api/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(session ? noisy.headers : noisy.from) },
-      // Variables serialised once per document, not once per request.
-      body: `{"query":${JSON.stringify(query)},"variables":${variables}}`,
-      signal: AbortSignal.timeout(60_000),
-    });
-    return { status: r.status, body: (await r.json().catch(() => ({}))) as any };
-  };
-  // Links carry the configured public URL; the server listens on a port of its choosing.
-  const local = (url: string) => new URL(new URL(url).pathname, noisy.url);
+  // Variables serialised once per document, not once per request.
+  const post = (query: string, variables = '{}', session = true) =>
+    postGraphQL(
+      noisy.url,
+      session ? noisy.headers : noisy.from,
+      `{"query":${JSON.stringify(query)},"variables":${variables}}`,
+    );
   const documents = abusiveDocuments()
     .filter((_, i) => !noisy.only || noisy.only.includes(i))
     .map((d) => ({ query: d.query, variables: JSON.stringify(d.variables ?? {}) }));
@@ -186,7 +198,9 @@ async function abuse(noisy: Noisy, stopped: Promise<void>): Promise<NoisyCounts>
           const r = await post(EXPORT_LINK).catch(() => null);
           const url = r?.body.data?.assetProfiles?.byId?.assetsExport?.csvFileDownloadUrl;
           if (url) {
-            const download = await fetch(local(url), { headers: noisy.headers }).catch(() => null);
+            const download = await fetch(localLink(url, noisy.url), { headers: noisy.headers }).catch(
+              () => null,
+            );
             if (download?.ok && download.body) {
               const reader = download.body.getReader();
               await reader.read().catch(() => {});

@@ -4,9 +4,11 @@ import {
   type AbuseKind,
   EXPORT_LINK,
   KINDS,
+  localLink,
   type NoisyCounts,
   noCounts,
   PASSWORD,
+  postGraphQL,
   signInAs,
   startNoisy,
 } from './hostile-noisy.ts';
@@ -113,8 +115,6 @@ export async function hostileBench(options: {
     const calm = await tenant(server, `${NORMAL}-user`, NORMAL, '198.51.100.10');
     const noisy = await tenant(server, `${HOSTILE}-user`, HOSTILE, '203.0.113.66');
 
-    // Links carry the configured public URL; the server listens on a port of its choosing.
-    const local = (url: string) => new URL(new URL(url).pathname, server.url);
     const errorSamples: string[] = [];
     let errors = 0;
     const failed = (what: string) => {
@@ -134,17 +134,17 @@ export async function hostileBench(options: {
       const into = timings;
       const t0 = performance.now();
       try {
-        if (i % 25 === 5) {
+        if (kind === 'export') {
           const r = await calm.post(EXPORT_LINK);
           const url = r.body.data?.assetProfiles?.byId?.assetsExport?.csvFileDownloadUrl;
           if (!url) throw new Error(`no export link: ${JSON.stringify(r.body)}`);
-          const download = await fetch(local(url), {
+          const download = await fetch(localLink(url, server.url), {
             headers: calm.headers,
             signal: AbortSignal.timeout(30_000),
           });
           const text = await download.text();
           if (!download.ok || text.split('\n').length < 2) throw new Error(`download ${download.status}`);
-        } else if (i % 10 === 0) {
+        } else if (kind === 'issue') {
           const r = await calm.post(CREATE_ISSUE, { input: { displayName: `calm ${i}` } });
           if (r.status !== 200 || r.body.errors || r.body.data?.createIssue?.errors?.length)
             throw new Error(`${r.status} ${JSON.stringify(r.body)}`);
@@ -165,7 +165,7 @@ export async function hostileBench(options: {
     };
 
     const hostile = noCounts();
-    /** Starts the noisy tenant (on its own thread); the returned function stops it. */
+    /** Starts the noisy tenant (in its own process); the returned function stops it. */
     const abuse = (kinds: readonly AbuseKind[] = KINDS) => {
       const stop = startNoisy({
         url: server.url,
@@ -281,15 +281,8 @@ async function tenant(server: Server, username: string, group: string, address: 
     username,
     from,
     headers,
-    async post(query: string, variables: Record<string, unknown> = {}, session = true) {
-      const r = await fetch(`${server.url}/api/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(session ? headers : from) },
-        body: JSON.stringify({ query, variables }),
-        signal: AbortSignal.timeout(60_000),
-      });
-      return { status: r.status, body: (await r.json().catch(() => ({}))) as any };
-    },
+    post: (query: string, variables: Record<string, unknown> = {}, session = true) =>
+      postGraphQL(server.url, session ? headers : from, JSON.stringify({ query, variables })),
   };
 }
 

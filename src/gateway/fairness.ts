@@ -138,6 +138,9 @@ export class FairScheduler {
   /** Stops sampling and refuses every waiting request (the process is shutting down). */
   close(): void {
     this.stopSampling();
+    if (this.turn) clearImmediate(this.turn);
+    this.turn = undefined;
+    this.held.clear();
     for (const tenant of [...this.waiting])
       for (const waiter of [...tenant.queue])
         waiter.leave({ reason: 'waited_too_long', retryAfterSeconds: 1 });
@@ -146,9 +149,6 @@ export class FairScheduler {
   private stopSampling(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    if (this.turn) clearImmediate(this.turn);
-    this.turn = undefined;
-    this.held.clear();
   }
 
   private tenant(key: string): Tenant {
