@@ -1,5 +1,6 @@
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import type { Config } from '../config/index.ts';
+import { useDocumentCache } from '../shared/document-cache.ts';
 import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
@@ -137,6 +138,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ),
     }),
     ...useDocumentLimits(documentLimits, introspection, metrics),
+    useDocumentCache(),
     useInputLimits({ maxStringLength: config.maxStringLength, maxListLength: documentLimits.maxListLength }),
     useCsrf(),
     sessionIdentity,

@@ -21,6 +21,7 @@ import { clientAddress } from './client-address.ts';
 import type { Clock } from './clock.ts';
 import { estimateCost } from './cost.ts';
 import { csrfRejection, isCrossSiteSendable } from './csrf.ts';
+import { createDocumentCache, parserCacheStores } from './document-cache.ts';
 import { costError, documentShapeLimits, useCostLimit, useNoIntrospection } from './document-limits.ts';
 import {
   ANONYMOUS,
@@ -254,6 +255,8 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     // Yoga answers its health check with an empty body; /healthz is answered below instead, with
     // the gateway's JSON, so that every process answers alike. Yoga's own goes where nobody asks.
     healthCheckEndpoint: '/__yoga/healthz',
+    // Parsed documents bounded by what they hold, not only by their number (document-cache.ts).
+    parserAndValidationCache: parserCacheStores(createDocumentCache()),
     maskedErrors: { maskError: mask },
     context: async ({ request, remoteAddress }) => {
       const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
