@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,21 @@ import pg from 'pg';
  * starting on one core of a busy machine take most of its time.
  */
 export const cpus = { pin: true };
+
+/**
+ * Pins this process (the load generator) and the processes it starts from now on to CPU 1, the
+ * servers being on CPU 0 (`startServer`); returns false when it is not pinned (`taskset`
+ * missing, or pinning off).
+ */
+export function pinLoadGenerator(): boolean {
+  if (!cpus.pin) return false;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The built service, as `npm start` runs it (`npm run bench` builds it first). */
 export const BIN = join(import.meta.dirname, '../dist/cli/bin.js');

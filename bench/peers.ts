@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -7,7 +6,17 @@ import pg from 'pg';
 import { SUBGRAPH_NAMES } from '../src/config/index.ts';
 import { encodeCursor } from '../src/shared/cursors.ts';
 import { hashSessionId } from '../src/shared/session-policy.ts';
-import { BIN, cpus, graphql, median, sample, signedInUser, signIn, startServer } from './lib.ts';
+import {
+  BIN,
+  cpus,
+  graphql,
+  median,
+  pinLoadGenerator,
+  sample,
+  signedInUser,
+  signIn,
+  startServer,
+} from './lib.ts';
 import { cpuMs, type Proc, rssSampler, startPinned } from './peers/procs.ts';
 import { peerSchemaSql } from './peers/sql.ts';
 import { StatementCounter } from './peers/statements.ts';
@@ -492,11 +501,8 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
     return result;
   }
   // The load generator on CPU 1, every server on CPU 0.
-  try {
-    if (cpus.pin) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
-  } catch {
+  if (cpus.pin && !pinLoadGenerator())
     result.notes.push('taskset unavailable: the load generator was not pinned');
-  }
 
   const server = await startServer({
     ASSETQL_DEMO_DATA: 'false',
