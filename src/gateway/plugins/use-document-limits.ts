@@ -171,11 +171,18 @@ async function withBodyAtMost(request: Request, maximum: number): Promise<Reques
   const read = new Request(request.url, {
     method: request.method,
     headers: request.headers,
-    body: Buffer.concat(chunks),
+    body: decodeChunks(chunks),
     signal: request.signal,
   });
   carried.set(read, size + Buffer.byteLength(request.url));
   return read;
+}
+
+function decodeChunks(chunks: Uint8Array[]): string {
+  const decoder = new TextDecoder();
+  let text = '';
+  for (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
 }
 
 /**
