@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { DocumentNode } from 'graphql';
 import type { Plugin as EnvelopPlugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
@@ -12,7 +13,8 @@ import { LRUCache } from 'lru-cache';
  * thousand different 4-MB bodies refused later, ran the process out of memory. This cache
  * takes the place of Yoga's: it keeps a document only while the sum of their estimated sizes
  * stays under `maxBytes`, never keeps one larger than `maxEntryBytes` (it is parsed again for
- * every request, at its sender's cost), and keeps a document's parse error as Yoga did.
+ * every request, at its sender's cost), keeps a text only from its second parse on, and keeps
+ * a document's parse error as Yoga did.
  */
 export interface DocumentCacheOptions {
   /** Most documents kept (Yoga's own bound). */
@@ -63,9 +65,19 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
     maxEntrySize: options.maxEntryBytes,
     sizeCalculation: (_value, text) => text.length * BYTES_PER_CHARACTER + 1,
   });
+  // Texts parsed once and not kept (by a digest): a text is kept from its second parse on, so
+  // that a stream of new texts (one use each) leaves nothing behind for the collector to move
+  // into the old generation, and pushes no document in use out of the cache.
+  const seen = new LRUCache<string, true>({ max: options.maxDocuments * 16 });
   return {
     get: (text) => lru.get(text)?.parsed,
     set(text, parsed) {
+      if (text.length * BYTES_PER_CHARACTER > options.maxEntryBytes) return;
+      const digest = hash('sha1', text, 'base64');
+      if (!seen.has(digest)) {
+        seen.set(digest, true);
+        return;
+      }
       const size = Math.max(1, estimatedSize(text, parsed));
       // lru-cache refuses an entry over maxEntrySize (and drops any older one of that key).
       if (size <= options.maxEntryBytes) lru.set(text, { parsed }, { size });
