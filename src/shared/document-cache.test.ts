@@ -51,6 +51,11 @@ describe('createDocumentCache', () => {
     expect(cache.size).toBe(0);
     cache.set(text, parse(text));
     expect(cache.get(text)).toBeDefined();
+    // A stream of one-off texts, many times what the cache holds, pushes the kept one out not.
+    const small = createDocumentCache({ maxDocuments: 4, maxBytes: 1_000_000, maxEntryBytes: 100_000 });
+    twice(small, text, parse(text));
+    for (let i = 0; i < 1_000; i++) small.set(`{ once${i} }`, parse(`{ once${i} }`));
+    expect(small.get(text)).toBeDefined();
   });
 
   it('keeps at most its number of documents', () => {
