@@ -73,7 +73,7 @@ export class IdentitySigner {
     });
   }
 
-  async sign(identity: Identity): Promise<string> {
+  sign(identity: Identity): string {
     return this.#sign({
       knd: identity.kind,
       sub: identity.username ?? '',

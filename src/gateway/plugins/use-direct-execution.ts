@@ -80,7 +80,7 @@ export function useDirectExecution(
             operationName: a.operationName,
             variableValues: a.variableValues,
             identity: context.identity,
-            identityToken: context.identityToken,
+            signedIdentity: context.signedIdentity,
             requestId: context.requestId,
             traceHeaders,
           });
@@ -268,8 +268,8 @@ export interface DirectOperation {
   operationName?: string | null;
   variableValues?: Record<string, unknown> | null;
   identity: Identity;
-  /** The same identity signed, for a subgraph reached over HTTP. */
-  identityToken: string | undefined;
+  /** The same identity signed, for a subgraph reached over HTTP (signed when asked for). */
+  signedIdentity(): string | undefined;
   requestId: string;
   /** W3C trace context to send a subgraph reached over HTTP, when tracing is on. */
   traceHeaders?: Record<string, string>;
@@ -286,7 +286,7 @@ export function inProcessSubgraph(subgraph: Subgraph): DirectSubgraph {
     name: subgraph.name,
     typeDefs: subgraph.typeDefs,
     schema: subgraph.schema,
-    execute: ({ identity, identityToken: _, traceHeaders: __, ...operation }) =>
+    execute: ({ identity, signedIdentity: _, traceHeaders: __, ...operation }) =>
       subgraph.executeLocally({
         ...operation,
         // As the subgraph reads it from the signed header: empty strings are absent.
@@ -331,7 +331,8 @@ export function remoteSubgraph(
         accept: 'application/graphql-response+json, application/json',
         [REQUEST_ID_HEADER]: operation.requestId,
       };
-      if (operation.identityToken) headers[IDENTITY_HEADER] = operation.identityToken;
+      const token = operation.signedIdentity();
+      if (token) headers[IDENTITY_HEADER] = token;
       let response: Response;
       let text: string;
       let body: ExecutionResult;

@@ -14,8 +14,8 @@ export interface IdentityContext {
   /** The session ID the client presented, if any. */
   sessionId: string | undefined;
   identity: Identity;
-  /** The identity signed for the subgraphs (`x-assetql-identity`). */
-  identityToken: string | undefined;
+  /** The identity signed for the subgraphs (`x-assetql-identity`), signed once when first asked for. */
+  signedIdentity(): string;
   /** Headers for the client's answer that arise while the operation runs: session changes. */
   responseHeaders: Headers;
 }
@@ -46,7 +46,7 @@ export interface SessionIdentity extends Plugin<IdentityContext> {
 /**
  * The caller's identity, once per GraphQL request: the session presented in `x-svc-sessionid`
  * or the `svc_sessionid` cookie is resolved, the client's address added, and the identity
- * signed for the subgraphs; session changes the auth subgraph makes go back to the client.
+ * signed for the subgraphs (when they need it); session changes the auth subgraph makes go back to the client.
  */
 export function useSessionIdentity(options: SessionIdentityOptions): SessionIdentity {
   const { sessions, signer } = options;
@@ -71,7 +71,11 @@ export function useSessionIdentity(options: SessionIdentityOptions): SessionIden
       };
       context.sessionId = sessionId ?? undefined;
       context.identity = identity;
-      context.identityToken = await signer.sign(identity);
+      // Signed when first asked for: an operation a subgraph in this process answers whole needs
+      // no token (its identity is handed over as it is); the planned form and remote subgraphs do.
+      // A function, not a getter: the runtime copies the context's properties by reading them.
+      let token: string | undefined;
+      context.signedIdentity = () => (token ??= signer.sign(identity));
       context.responseHeaders = new Headers();
       const response = await next(request);
       context.responseHeaders.forEach((value, key) => {
@@ -82,7 +86,7 @@ export function useSessionIdentity(options: SessionIdentityOptions): SessionIden
     // Planned operations: the signed identity to every subgraph request, session changes back.
     onFetch({ context: fetchContext, options: init, setOptions, executionRequest }) {
       const context = fetchContext as Partial<IdentityContext>;
-      const { identityToken } = context;
+      const identityToken = context.signedIdentity?.();
       if (identityToken)
         setOptions({ ...init, headers: { ...init.headers, [IDENTITY_HEADER]: identityToken } });
       const subgraph = executionRequest?.subgraphName;
