@@ -74,41 +74,9 @@ export function checkInputs(
   limits: InputLimits,
 ): GraphQLError | null {
   const { maxStringLength: maximum, maxListLength } = limits;
-  // A router's entity fetch lists one representation per entity a plan reached (a page of 1,000
-  // assets' issues, the wells of 100 facilities): `_entities(representations:)` is priced by its
-  // length instead (shared/cost.ts), so only its strings are bounded here.
-  // A field is entered before its arguments, so one walk notes them before it reaches their lists.
-  const representations = new Set<unknown>();
-  const exempt = new Set<string>();
-  let found: GraphQLError | null = null;
-  const at = (node: { loc?: { source: { body: string }; start: number } }) =>
-    node.loc ? ` at line ${lineOf(node.loc.source.body, node.loc.start)}` : '';
-  visit(document, {
-    [Kind.FIELD]: (node) => {
-      if (node.name.value !== '_entities') return;
-      for (const arg of node.arguments ?? []) {
-        if (arg.name.value !== 'representations') continue;
-        if (arg.value.kind === Kind.VARIABLE) exempt.add(arg.value.name.value);
-        else representations.add(arg.value);
-      }
-    },
-    [Kind.STRING]: (node) => {
-      const why = problem(node.value, maximum);
-      if (!why) return undefined;
-      found = refusal(`The string argument${at(node)} ${why}.`, 'maxStringLength', maximum);
-      return BREAK;
-    },
-    [Kind.LIST]: (node) => {
-      if (node.values.length <= maxListLength || representations.has(node)) return undefined;
-      found = refusal(
-        `The list argument${at(node)} has ${node.values.length} items; at most ${maxListLength} are allowed.`,
-        'maxListLength',
-        maxListLength,
-      );
-      return BREAK;
-    },
-  });
-  if (found) return found;
+  const literals = documentLiterals(document, limits);
+  if (literals.refusal) return refusal(...literals.refusal);
+  const { exempt } = literals;
   const stack: Place[] = [[variables, '$', null]];
   while (stack.length) {
     const place = stack.pop()!;
@@ -138,6 +106,66 @@ export function checkInputs(
     }
   }
   return null;
+}
+
+/** What a document's literals hold against the limits: the same for every request of it. */
+interface Literals {
+  limits: InputLimits;
+  /** The refusal's message, limit and maximum, when a literal is over a limit. */
+  refusal: [message: string, limit: keyof InputLimits, maximum: number] | null;
+  /** Variables passed as `_entities(representations:)`, which are priced by length instead. */
+  exempt: ReadonlySet<string>;
+}
+
+/** Kept per parsed document (the cache of parsed documents gives the same one for the same text). */
+const byDocument = new WeakMap<DocumentNode, Literals>();
+
+function documentLiterals(document: DocumentNode, limits: InputLimits): Literals {
+  const known = byDocument.get(document);
+  if (
+    known &&
+    known.limits.maxStringLength === limits.maxStringLength &&
+    known.limits.maxListLength === limits.maxListLength
+  )
+    return known;
+  const { maxStringLength: maximum, maxListLength } = limits;
+  // A router's entity fetch lists one representation per entity a plan reached (a page of 1,000
+  // assets' issues, the wells of 100 facilities): `_entities(representations:)` is priced by its
+  // length instead (shared/cost.ts), so only its strings are bounded here.
+  // A field is entered before its arguments, so one walk notes them before it reaches their lists.
+  const representations = new Set<unknown>();
+  const exempt = new Set<string>();
+  let found: Literals['refusal'] = null;
+  const at = (node: { loc?: { source: { body: string }; start: number } }) =>
+    node.loc ? ` at line ${lineOf(node.loc.source.body, node.loc.start)}` : '';
+  visit(document, {
+    [Kind.FIELD]: (node) => {
+      if (node.name.value !== '_entities') return;
+      for (const arg of node.arguments ?? []) {
+        if (arg.name.value !== 'representations') continue;
+        if (arg.value.kind === Kind.VARIABLE) exempt.add(arg.value.name.value);
+        else representations.add(arg.value);
+      }
+    },
+    [Kind.STRING]: (node) => {
+      const why = problem(node.value, maximum);
+      if (!why) return undefined;
+      found = [`The string argument${at(node)} ${why}.`, 'maxStringLength', maximum];
+      return BREAK;
+    },
+    [Kind.LIST]: (node) => {
+      if (node.values.length <= maxListLength || representations.has(node)) return undefined;
+      found = [
+        `The list argument${at(node)} has ${node.values.length} items; at most ${maxListLength} are allowed.`,
+        'maxListLength',
+        maxListLength,
+      ];
+      return BREAK;
+    },
+  });
+  const literals: Literals = { limits, refusal: found, exempt };
+  byDocument.set(document, literals);
+  return literals;
 }
 
 function lineOf(body: string, offset: number): number {
