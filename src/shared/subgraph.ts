@@ -36,6 +36,7 @@ import { checkInputs, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
 import { type Metrics, NO_METRICS } from './metrics.ts';
+import { bodyTooLarge, readBody, useReadBody } from './request-body.ts';
 import { useRequestErrorStatus } from './request-error-status.ts';
 import { chargeFieldsResolved, ResponseBudget, stoppedResult } from './response-budget.ts';
 import { changesSession, presentedSession } from './session-cookies.ts';
@@ -281,6 +282,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     },
     plugins: [
       ...documentShapeLimits(documentLimits, introspection),
+      useReadBody(),
       ...(introspection ? [] : [useNoIntrospection()]),
       useCostLimit(documentLimits.maxCost),
       {
@@ -293,7 +295,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       useInputLimits(inputLimits),
       useRequestErrorStatus(),
       {
-        async onRequest({ request, url, endResponse }) {
+        async onRequest({ request, url, endResponse, setRequest }) {
           if (url.pathname === '/healthz') {
             endResponse(Response.json({ status: 'ok' }));
             return;
@@ -310,6 +312,15 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
           if (options.forwarded && !request.headers.has(IDENTITY_HEADER) && isCrossSiteSendable(request)) {
             endResponse(csrfRejection());
             return;
+          }
+          // The body read once, within the same bound as at the gateway (shared/request-body.ts).
+          if (request.body) {
+            const read = await readBody(request, documentLimits.maxBodyBytes);
+            if (!read) {
+              endResponse(bodyTooLarge(documentLimits.maxBodyBytes));
+              return;
+            }
+            setRequest(read.request);
           }
         },
         onResponse({ request, response }) {

@@ -188,6 +188,54 @@ describe('document limits at the gateway', () => {
   });
 });
 
+describe('the body limit at a subgraph reached over HTTP', () => {
+  let subgraph: TestApp;
+  beforeAll(async () => {
+    subgraph = await startTestApp({
+      role: { kind: 'subgraph', name: 'auth' },
+      config: { documentLimits: LIMITS },
+    });
+  });
+  afterAll(() => subgraph?.close());
+
+  const send = (body: BodyInit, extra: Record<string, string> = {}) =>
+    subgraph.handle(
+      new Request(`${BASE}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...extra },
+        body,
+        duplex: 'half',
+      } as RequestInit),
+    );
+
+  it('refuses a body over maxBodyBytes with 413 as the gateway does, declared or streamed, and reads one within it once', async () => {
+    const big = JSON.stringify({ query: '{ session { username } }', variables: { pad: 'x'.repeat(5000) } });
+    const declared = await send(big, { 'content-length': String(big.length) });
+    expect(declared.status).toBe(413);
+    const streamed = await send(
+      new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode(' '.repeat(1000)));
+          controller.close();
+        },
+      }),
+    );
+    expect(streamed.status).toBe(413);
+    expect(((await streamed.json()) as Refusal['body']).errors?.[0]?.extensions).toEqual({
+      code: 'PAYLOAD_TOO_LARGE',
+      limit: 'maxBodyBytes',
+      maximum: 4096,
+    });
+    const ok = await send(JSON.stringify({ query: '{ session { authenticated } }' }));
+    expect(await ok.json()).toEqual({ data: { session: { authenticated: false } } });
+    const broken = await send('{"query": ');
+    expect(((await broken.json()) as Refusal['body']).errors?.[0]).toMatchObject({
+      message: 'POST body sent invalid JSON.',
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  });
+});
+
 describe('defaults', () => {
   let d: TestApp;
   beforeAll(async () => {

@@ -1,13 +1,10 @@
-import { GraphQLError } from 'graphql';
 import type { DocumentLimits } from '../../config/index.ts';
 import { costError, documentShapeLimits, limitError } from '../../shared/document-limits.ts';
 import { isGraphQLError } from '../../shared/mask-error.ts';
 import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
+import { bodyTooLarge, readBody, useReadBody } from '../../shared/request-body.ts';
 import { RESPONSE_TOO_LARGE } from '../../shared/response-budget.ts';
 import type { Plugin } from '../http.ts';
-
-/** The code of a request body over `maxBodyBytes`, answered with HTTP 413. */
-const BODY_LIMIT_CODE = 'PAYLOAD_TOO_LARGE';
 
 /** The code Hive Gateway's demand control refuses an operation with. */
 const DEMAND_CONTROL_CODE = 'COST_ESTIMATED_TOO_EXPENSIVE';
@@ -28,18 +25,16 @@ export function useDocumentLimits(
   const refused = (limit: string) => metrics.refusal('document_limit', limit);
   return [
     ...(documentShapeLimits(limits, introspection, refused) as Plugin[]),
+    useReadBody() as Plugin,
     {
       async onHttpRequest(received, _context, next) {
-        const request = await withBodyAtMost(received, limits.maxBodyBytes);
-        if (!request) {
+        const read = await readBody(received, limits.maxBodyBytes);
+        if (!read) {
           refused('maxBodyBytes');
           return bodyTooLarge(limits.maxBodyBytes);
         }
-        return withErrorBody(await next(request));
-      },
-      onRequestParse({ request, setRequestParser }) {
-        const text = jsonBodies.get(request);
-        if (text !== undefined) setRequestParser(() => parseJsonBody(text));
+        carried.set(read.request, read.bytes);
+        return withErrorBody(await next(read.request));
       },
       onParams({ params, request }) {
         try {
@@ -97,7 +92,7 @@ function costRefusal(maximum: number) {
 }
 
 /**
- * The bytes each request read by {@link withBodyAtMost} carries (its body, or a GET's URL): the
+ * The bytes each request read by {@link readBody} carries (its body, or a GET's URL): the
  * variables are part of them, so when they fit `maxVariablesBytes` the variables do too and need
  * not be written out again to be measured.
  */
@@ -131,107 +126,6 @@ function checkVariables(variables: unknown, limits: DocumentLimits, requestBytes
     for (const child of Object.values(value))
       if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
-}
-
-/** The 413 answer to a body over `maxBodyBytes`; nothing of it is parsed. */
-function bodyTooLarge(maximum: number): Response {
-  return Response.json(
-    {
-      errors: [
-        {
-          message: `The request body is larger than ${maximum} bytes.`,
-          extensions: { code: BODY_LIMIT_CODE, limit: 'maxBodyBytes', maximum },
-        },
-      ],
-    },
-    { status: 413 },
-  );
-}
-
-/**
- * The request with its body read into memory, or null when the body (as declared, or as it
- * arrives) is over `maximum` bytes: reading stops there, so a huge upload costs no more.
- */
-async function withBodyAtMost(request: Request, maximum: number): Promise<Request | null> {
-  if (request.url.length > maximum) return null;
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > maximum) return null;
-  if (!request.body) {
-    carried.set(request, Buffer.byteLength(request.url));
-    return request;
-  }
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maximum) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const text = decodeChunks(chunks);
-  // The request as the runtime gets it, of the class it came as. A JSON body goes without its
-  // bytes: the runtime's own reading of it (a stream piped through its 25-MB limit, read again
-  // into a buffer, a string, then parsed) is replaced by parsing this text (jsonBodies), which is
-  // a sixth of the CPU of a small request such as `{ session { authenticated } }`.
-  const Ctor = request.constructor as typeof Request;
-  const json = isJsonPost(request);
-  const read = new Ctor(request.url, {
-    method: request.method,
-    headers: request.headers,
-    signal: request.signal,
-    ...(json ? {} : { body: text }),
-  });
-  if (json) jsonBodies.set(read, text);
-  carried.set(read, size + Buffer.byteLength(request.url));
-  return read;
-}
-
-/** The JSON bodies read for their limit, by the request the runtime gets without them. */
-const jsonBodies = new WeakMap<Request, string>();
-
-/** A POST the runtime reads as JSON (Yoga's own test: `application/json`, `application/graphql+json`). */
-function isJsonPost(request: Request): boolean {
-  if (request.method !== 'POST') return false;
-  const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
-  return type === 'application/json' || type === 'application/graphql+json';
-}
-
-/**
- * The GraphQL parameters of a JSON body, refused as Yoga's own JSON reader refuses them (same
- * messages, codes and statuses), so that a request read here answers as one the runtime read.
- */
-function parseJsonBody(text: string): Record<string, unknown> {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (e) {
-    throw new GraphQLError('POST body sent invalid JSON.', {
-      extensions: {
-        http: { spec: true, status: 400 },
-        code: 'BAD_REQUEST',
-        originalError: { name: (e as Error).name, message: (e as Error).message },
-      },
-    });
-  }
-  if (body === null || typeof body !== 'object') {
-    throw new GraphQLError(
-      `POST body is expected to be object but received ${body === null ? 'null' : typeof body}`,
-      { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } },
-    );
-  }
-  return body as Record<string, unknown>;
-}
-
-function decodeChunks(chunks: Uint8Array[]): string {
-  const decoder = new TextDecoder();
-  let text = '';
-  for (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
-  return text + decoder.decode();
 }
 
 /**
