@@ -58,6 +58,18 @@ describe('createDocumentCache', () => {
     expect(small.get(text)).toBeDefined();
   });
 
+  it('forgets a kept document when told to (it failed validation), and no other', () => {
+    const cache = createDocumentCache();
+    const [a, b] = ['{ a }', '{ b }'];
+    const [docA, docB] = [parse(a), parse(b)];
+    twice(cache, a, docA);
+    twice(cache, b, docB);
+    cache.forget(docA);
+    cache.forget(parse(b));
+    expect(cache.get(a)).toBeUndefined();
+    expect(cache.get(b)).toBe(docB);
+  });
+
   it('keeps at most its number of documents', () => {
     const cache = createDocumentCache({ maxDocuments: 3, maxBytes: 10_000_000, maxEntryBytes: 1_000_000 });
     for (let i = 0; i < 10; i++) twice(cache, `{ f${i} }`, parse(`{ f${i} }`));

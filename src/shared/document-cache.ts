@@ -56,6 +56,8 @@ export interface DocumentCache {
   set(text: string, parsed: Parsed): void;
   readonly size: number;
   readonly calculatedSize: number;
+  /** Drops a kept document (one that failed validation: its errors would be kept with it). */
+  forget(document: DocumentNode): void;
 }
 
 export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCUMENT_CACHE): DocumentCache {
@@ -63,14 +65,19 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
     max: options.maxDocuments,
     maxSize: options.maxBytes,
     maxEntrySize: options.maxEntryBytes,
-    sizeCalculation: (_value, text) => text.length * BYTES_PER_CHARACTER + 1,
   });
   // Texts parsed once and not kept (by a digest): a text is kept from its second parse on, so
   // that a stream of new texts (one use each) leaves nothing behind for the collector to move
   // into the old generation, and pushes no document in use out of the cache.
   const seen = new LRUCache<string, true>({ max: options.maxDocuments * 16 });
+  // The text each kept document was parsed from, to forget it by the document.
+  const texts = new WeakMap<DocumentNode, string>();
   return {
     get: (text) => lru.get(text)?.parsed,
+    forget(document) {
+      const text = texts.get(document);
+      if (text !== undefined && lru.get(text)?.parsed === document) lru.delete(text);
+    },
     set(text, parsed) {
       if (text.length * BYTES_PER_CHARACTER > options.maxEntryBytes) return;
       const digest = hash('sha1', text, 'base64');
@@ -79,8 +86,9 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
         return;
       }
       const size = Math.max(1, estimatedSize(text, parsed));
-      // lru-cache refuses an entry over maxEntrySize (and drops any older one of that key).
-      if (size <= options.maxEntryBytes) lru.set(text, { parsed }, { size });
+      if (size > options.maxEntryBytes) return;
+      lru.set(text, { parsed }, { size });
+      if (!(parsed instanceof Error)) texts.set(parsed, text);
     },
     get size() {
       return lru.size;
@@ -110,6 +118,21 @@ export function parserCacheStores(cache: DocumentCache) {
       },
       set: (text: string, error: unknown) =>
         cache.set(text, error instanceof Error ? error : new Error(String(error))),
+    },
+  };
+}
+
+/**
+ * Forgets a kept document that fails validation: the validation's errors (up to 101, each with
+ * its stack) are kept with the document by Yoga's validation cache, about 3 KB each, which the
+ * size estimate does not count. Such a document is parsed again at each use, at its sender's cost.
+ */
+export function useForgetInvalid(cache: DocumentCache): EnvelopPlugin {
+  return {
+    onValidate({ params }) {
+      return ({ result }) => {
+        if (result.length > 0) cache.forget(params.documentAST);
+      };
     },
   };
 }
@@ -146,8 +169,9 @@ export function useDocumentCache(cache: DocumentCache = createDocumentCache()): 
       if (result != null) cache.set(text, result instanceof Error ? result : (result as DocumentNode));
     };
   };
+  let replacement: EnvelopPlugin | undefined;
   return {
-    onPluginInit({ plugins }) {
+    onPluginInit({ plugins, addPlugin }) {
       const found = plugins.flatMap((plugin, i) => (isYogaParserCache(plugin as EnvelopPlugin) ? [i] : []));
       if (found.length !== 1) {
         throw new Error(
@@ -155,7 +179,17 @@ export function useDocumentCache(cache: DocumentCache = createDocumentCache()): 
         );
       }
       const i = found[0]!;
-      plugins[i] = { onParse, onValidate: (plugins[i] as EnvelopPlugin).onValidate };
+      replacement = { ...(plugins[i] as EnvelopPlugin), onParse };
+      plugins[i] = replacement;
+      addPlugin(useForgetInvalid(cache));
     },
-  };
+    // The list the runtime reads its hooks from is the one changed above: checked, so that a
+    // change of how envelop hands it over cannot leave Yoga's unbounded cache in place unseen.
+    onYogaInit({ yoga }) {
+      const used = (yoga as unknown as { getEnveloped: { _plugins: EnvelopPlugin[] } }).getEnveloped._plugins;
+      if (!replacement || !used.includes(replacement) || used.some(isYogaParserCache)) {
+        throw new Error("Yoga's parser cache was not replaced (src/shared/document-cache.ts)");
+      }
+    },
+  } as EnvelopPlugin;
 }

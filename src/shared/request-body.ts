@@ -18,6 +18,13 @@ export interface ReadBody {
   bytes: number;
 }
 
+/**
+ * The largest body a subgraph reads: Yoga's own bound, which it had before. A subgraph's requests
+ * come from routers as much as from clients, and a router's entity fetch for a page of related
+ * assets lists every one of them: the client's `maxBodyBytes` is no bound for what a plan sends.
+ */
+export const SUBGRAPH_MAX_BODY_BYTES = 25_000_000;
+
 /** The code of a request body over `maxBodyBytes`, answered with HTTP 413. */
 const BODY_LIMIT_CODE = 'PAYLOAD_TOO_LARGE';
 
@@ -76,17 +83,28 @@ export async function readBody(request: Request, maximum: number): Promise<ReadB
   return { request: read, bytes: size + Buffer.byteLength(request.url) };
 }
 
-/** A Yoga plugin that takes the GraphQL parameters of a request {@link readBody} read from its text. */
+/**
+ * A Yoga plugin that takes the GraphQL parameters of a request {@link readBody} read from its
+ * text: wherever `readBody` hands requests to a Yoga, that Yoga must run this plugin (without it,
+ * a JSON request arrives without a body).
+ */
 export function useReadBody(): EnvelopPlugin {
   return {
     onRequestParse({ request, setRequestParser }) {
       const text = jsonBodies.get(request);
-      if (text !== undefined) setRequestParser(() => parseJsonBody(text));
+      if (text === undefined) return;
+      // Parsed once; the request (kept while its answer streams) need not keep the text too.
+      jsonBodies.delete(request);
+      setRequestParser(() => parseJsonBody(text));
     },
   };
 }
 
-/** A POST Yoga reads as JSON (its own test: `application/json`, `application/graphql+json`). */
+/**
+ * A POST whose body is JSON: `application/json` or `application/graphql+json`, parameters
+ * (`charset`) aside, in any case (media types are case-insensitive; Yoga's own test is not, and
+ * answered `Application/JSON` with 415).
+ */
 function isJsonPost(request: Request): boolean {
   if (request.method !== 'POST') return false;
   const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();

@@ -21,7 +21,7 @@ import { clientAddress } from './client-address.ts';
 import type { Clock } from './clock.ts';
 import { estimateCost } from './cost.ts';
 import { csrfRejection, isCrossSiteSendable } from './csrf.ts';
-import { createDocumentCache, parserCacheStores } from './document-cache.ts';
+import { createDocumentCache, parserCacheStores, useForgetInvalid } from './document-cache.ts';
 import { costError, documentShapeLimits, useCostLimit, useNoIntrospection } from './document-limits.ts';
 import {
   ANONYMOUS,
@@ -36,7 +36,7 @@ import { checkInputs, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
 import { type Metrics, NO_METRICS } from './metrics.ts';
-import { bodyTooLarge, readBody, useReadBody } from './request-body.ts';
+import { bodyTooLarge, readBody, SUBGRAPH_MAX_BODY_BYTES, useReadBody } from './request-body.ts';
 import { useRequestErrorStatus } from './request-error-status.ts';
 import { chargeFieldsResolved, ResponseBudget, stoppedResult } from './response-budget.ts';
 import { changesSession, presentedSession } from './session-cookies.ts';
@@ -247,6 +247,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       forwarded.trustedHops > 0 ? clientAddress(request.headers, remoteAddress, forwarded.trustedHops) : null;
     return { ...identity, clientIp };
   };
+  const documents = createDocumentCache();
   const yoga = createYoga<{ remoteAddress?: string }, C>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -257,7 +258,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     // the gateway's JSON, so that every process answers alike. Yoga's own goes where nobody asks.
     healthCheckEndpoint: '/__yoga/healthz',
     // Parsed documents bounded by what they hold, not only by their number (document-cache.ts).
-    parserAndValidationCache: parserCacheStores(createDocumentCache()),
+    parserAndValidationCache: parserCacheStores(documents),
     maskedErrors: { maskError: mask },
     context: async ({ request, remoteAddress }) => {
       const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
@@ -282,6 +283,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     },
     plugins: [
       ...documentShapeLimits(documentLimits, introspection),
+      useForgetInvalid(documents),
       useReadBody(),
       ...(introspection ? [] : [useNoIntrospection()]),
       useCostLimit(documentLimits.maxCost),
@@ -313,11 +315,12 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
             endResponse(csrfRejection());
             return;
           }
-          // The body read once, within the same bound as at the gateway (shared/request-body.ts).
+          // The body read once (shared/request-body.ts), within a bound a router's requests fit.
           if (request.body) {
-            const read = await readBody(request, documentLimits.maxBodyBytes);
+            const maximum = Math.max(documentLimits.maxBodyBytes, SUBGRAPH_MAX_BODY_BYTES);
+            const read = await readBody(request, maximum);
             if (!read) {
-              endResponse(bodyTooLarge(documentLimits.maxBodyBytes));
+              endResponse(bodyTooLarge(maximum));
               return;
             }
             setRequest(read.request);

@@ -84,6 +84,26 @@ describe.each([
   );
 });
 
+describe.each([
+  ['the gateway', () => gateway, GRAPHQL_PATH],
+  ['a subgraph', () => subgraph, '/graphql'],
+] as const)('%s keeps no document that fails validation', (_, app, path) => {
+  it('sent twice each (so that it would be kept), with 101 errors each', async () => {
+    const invalid = (i: number) => `{ ${Array.from({ length: 101 }, (_, j) => `u${i}_${j}`).join(' ')} }`;
+    await send(app(), path, invalid(-1));
+    const before = heapAfterGc();
+    for (let i = 0; i < 300; i++) {
+      for (let k = 0; k < 2; k++) {
+        const { body } = await send(app(), path, invalid(i));
+        expect(body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      }
+    }
+    const grown = (heapAfterGc() - before) / MB;
+    // Kept with their validation errors (about 3 KB each), 300 such documents hold about 100 MB.
+    expect(grown).toBeLessThan(40);
+  }, 120_000);
+});
+
 it('answers a document it keeps as the first time, and its parse error too', async () => {
   const query = '{ __typename }';
   for (let i = 0; i < 3; i++) {
