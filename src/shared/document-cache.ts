@@ -61,7 +61,7 @@ export interface DocumentCache {
 }
 
 export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCUMENT_CACHE): DocumentCache {
-  const lru = new LRUCache<string, { parsed: Parsed }>({
+  const lru = new LRUCache<string, Parsed>({
     max: options.maxDocuments,
     maxSize: options.maxBytes,
     maxEntrySize: options.maxEntryBytes,
@@ -73,10 +73,10 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
   // The text each kept document was parsed from, to forget it by the document.
   const texts = new WeakMap<DocumentNode, string>();
   return {
-    get: (text) => lru.get(text)?.parsed,
+    get: (text) => lru.get(text),
     forget(document) {
       const text = texts.get(document);
-      if (text !== undefined && lru.get(text)?.parsed === document) lru.delete(text);
+      if (text !== undefined && lru.peek(text) === document) lru.delete(text);
     },
     set(text, parsed) {
       if (text.length * BYTES_PER_CHARACTER > options.maxEntryBytes) return;
@@ -87,7 +87,7 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
       }
       const size = Math.max(1, estimatedSize(text, parsed));
       if (size > options.maxEntryBytes) return;
-      lru.set(text, { parsed }, { size });
+      lru.set(text, parsed, { size });
       if (!(parsed instanceof Error)) texts.set(parsed, text);
     },
     get size() {

@@ -269,7 +269,7 @@ export interface DirectOperation {
   variableValues?: Record<string, unknown> | null;
   identity: Identity;
   /** The same identity signed, for a subgraph reached over HTTP (signed when asked for). */
-  signedIdentity(): string | undefined;
+  signedIdentity(): string;
   requestId: string;
   /** W3C trace context to send a subgraph reached over HTTP, when tracing is on. */
   traceHeaders?: Record<string, string>;
@@ -331,8 +331,7 @@ export function remoteSubgraph(
         accept: 'application/graphql-response+json, application/json',
         [REQUEST_ID_HEADER]: operation.requestId,
       };
-      const token = operation.signedIdentity();
-      if (token) headers[IDENTITY_HEADER] = token;
+      headers[IDENTITY_HEADER] = operation.signedIdentity();
       let response: Response;
       let text: string;
       let body: ExecutionResult;
