@@ -6,6 +6,8 @@ import {
   type DocumentNode,
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
+  type ParseOptions,
+  type Source,
   type ValidationContext,
   validate,
 } from 'graphql';
@@ -37,8 +39,7 @@ export function costError(cost: number, maximum: number): GraphQLError {
 
 /**
  * graphql-armor throws its own "Syntax Error: …" without a code. Each rule is told to report
- * instead of throwing, and this reports our error in its place: a validation error for the
- * rules that run in validation, a thrown one for the token count (which runs in the lexer).
+ * instead of throwing, and this reports our error in its place, as a validation error.
  */
 function reject(
   limit: LimitName,
@@ -52,18 +53,41 @@ function reject(
     onReject: [
       (context: ValidationContext | null, error: GraphQLError) => {
         const found = /found (\d+)/.exec(error.message)?.[1] ?? 'more';
-        const ours = limitError(limit, maximum, describe(found));
         refused?.(limit);
-        if (!context) throw ours;
-        context.reportError(ours);
+        context?.reportError(limitError(limit, maximum, describe(found)));
       },
     ],
   };
 }
 
 /**
- * Documents too deep, with too many aliases, directives or tokens (graphql-armor's rules), and
- * field suggestions when introspection is off. The cost is priced apart: by the gateway
+ * A document of more than `maxTokens` tokens is refused as it is parsed, by graphql-js's own
+ * bound (`parse(…, { maxTokens })`), which stops the lexer at the first token too many and costs
+ * nothing per token: graphql-armor's token limit wraps the lexer in a Proxy that makes a closure
+ * for every token read (about 400 kB of garbage for a document of 1,400 tokens).
+ */
+function tokenLimit(maxTokens: number, refused?: (limit: LimitName) => void): EnvelopPlugin {
+  return {
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source: string | Source, options?: ParseOptions) => {
+        try {
+          return parseFn(source, { ...options, maxTokens });
+        } catch (e) {
+          if (!(e instanceof Error) || !TOO_MANY_TOKENS.test(e.message)) throw e;
+          refused?.('maxTokens');
+          throw limitError('maxTokens', maxTokens, `The document has more than ${maxTokens} tokens.`);
+        }
+      });
+    },
+  };
+}
+
+/** graphql-js's refusal of a document over `maxTokens` ("more that" in graphql 16). */
+const TOO_MANY_TOKENS = /^Syntax Error: Document contains more th(?:at|an) \d+ tokens/;
+
+/**
+ * Documents too deep, with too many aliases or directives (graphql-armor's rules) or tokens
+ * (graphql-js's bound), and field suggestions when introspection is off. The cost is priced apart: by the gateway
  * runtime's demand control at the gateway, by {@link useCostLimit} in a subgraph.
  *
  * Depth, aliases and directives are checked in a pass of their own before the document is
@@ -81,15 +105,7 @@ export function documentShapeLimits(
   const armor = new EnvelopArmor({
     // Without introspection, "Did you mean …?" would still spell the schema out field by field.
     blockFieldSuggestion: { enabled: !introspection },
-    maxTokens: {
-      n: limits.maxTokens,
-      ...reject(
-        'maxTokens',
-        limits.maxTokens,
-        () => `The document has more than ${limits.maxTokens} tokens.`,
-        refused,
-      ),
-    },
+    maxTokens: { enabled: false },
     maxDepth: { enabled: false },
     maxAliases: { enabled: false },
     maxDirectives: { enabled: false },
@@ -136,7 +152,7 @@ export function documentShapeLimits(
       setResult([...errors]);
     },
   };
-  return [shapeFirst, ...(armor.protect().plugins as EnvelopPlugin[])];
+  return [tokenLimit(limits.maxTokens, refused), shapeFirst, ...(armor.protect().plugins as EnvelopPlugin[])];
 }
 
 /**

@@ -122,9 +122,17 @@ function checkVariables(variables: unknown, limits: DocumentLimits, requestBytes
         `The variables are nested more than ${limits.maxVariablesDepth} levels deep.`,
       );
     }
-    // Only what can nest is kept to look at: a list of 20,000 strings adds nothing to the stack.
-    for (const child of Object.values(value))
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    // Only what can nest is kept to look at: a list of 20,000 strings adds nothing to the stack,
+    // and is read in place (Object.values would copy it).
+    if (Array.isArray(value)) {
+      for (const child of value)
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    } else {
+      for (const key in value) {
+        const child = (value as Record<string, unknown>)[key];
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+      }
+    }
   }
 }
 
