@@ -8,6 +8,7 @@ const OPTIONS: FairnessOptions = {
   sampleMs: 5,
   activeMs: 1_000,
   halfLifeMs: 1_000,
+  giveWayMs: 1_000,
 };
 
 /** A loop whose utilisation the test sets, and a clock that the jobs move on from real time. */
@@ -118,6 +119,46 @@ describe('FairScheduler', () => {
     }
     const answers = await Promise.all(outcomes);
     expect(answers).toEqual([...Array(OPTIONS.maxQueued).fill('ran'), ...Array(4).fill('queue_full')]);
+  });
+
+  it("holds an over-share tenant's next request while another tenant's is in flight, for giveWayMs at most", async () => {
+    // The loop is idle: only giving way holds the heavy tenant.
+    const { state, probe } = loop(0.1);
+    const s = make(probe, { ...OPTIONS, giveWayMs: 200 });
+    await heavyThenLight(s, state);
+
+    // The light tenant's request is in flight (waiting for its database, say).
+    const light = job(state, 1);
+    const lightRun = s.run('group:light', light.work);
+    await tick();
+    expect(light.started).toBe(true);
+
+    // The heavy tenant's next request waits for it to end, and starts as soon as it has.
+    const heavy = job(state, 100);
+    const heavyRun = s.run('group:heavy', heavy.work);
+    await tick();
+    expect(heavy.started).toBe(false);
+    light.finish();
+    await lightRun;
+    await tick();
+    expect(heavy.started).toBe(true);
+    heavy.finish();
+    await heavyRun;
+
+    // Giving way is bounded: with the light tenant's request in flight for longer than giveWayMs
+    // (the clock moved on), the heavy tenant's request starts beside it.
+    const long = job(state, 1);
+    const longRun = s.run('group:light', long.work);
+    const next = job(state, 100);
+    const nextRun = s.run('group:heavy', next.work);
+    await tick();
+    expect(next.started).toBe(false);
+    state.now += 250;
+    await tick();
+    expect(next.started).toBe(true);
+    next.finish();
+    long.finish();
+    expect(await Promise.all([nextRun, longRun])).toEqual(['ok', 'ok']);
   });
 
   it('refuses a request that waited too long, and forgets one whose client left', async () => {

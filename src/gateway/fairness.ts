@@ -9,9 +9,19 @@ export interface FairnessOptions extends Fairness {
   activeMs: number;
   /** Half-life of a tenant's recorded running time. */
   halfLifeMs: number;
+  /**
+   * Longest an over-share tenant's next request gives way to requests of tenants within their
+   * share that are in flight; past it, it may start beside them (no tenant starves).
+   */
+  giveWayMs: number;
 }
 
-export const SCHEDULER_TIMING = Object.freeze({ sampleMs: 25, activeMs: 1_000, halfLifeMs: 1_000 });
+export const SCHEDULER_TIMING = Object.freeze({
+  sampleMs: 25,
+  activeMs: 1_000,
+  halfLifeMs: 1_000,
+  giveWayMs: 50,
+});
 
 /** Why a request was not admitted: too many waiting, waited too long, or its client left. */
 export type Refusal = { reason: 'queue_full' | 'waited_too_long' | 'gone'; retryAfterSeconds: number };
@@ -34,10 +44,15 @@ interface Tenant {
 }
 
 interface Waiter {
-  admit: () => void;
+  /** When it began to wait. */
+  since: number;
+  admit: (why: Admission) => void;
   leave: (refusal: Refusal) => void;
   timer: NodeJS.Timeout;
 }
+
+/** Why a request starts: its tenant is alone or within its share, or over it and this is its turn. */
+type Admission = 'in share' | 'turn';
 
 /** What the scheduler needs of the process: a clock and the event loop's recent utilisation. */
 export interface LoopProbe {
@@ -63,12 +78,14 @@ export function processProbe(): LoopProbe {
  * Fair sharing of one process between tenants: while only one tenant is active, every request
  * runs at once. When two or more are, a tenant whose recent running time is above its even share
  * runs one request at a time, with a turn of the event loop (everyone's I/O) between two of them,
- * and starts it only while the loop is not busy; the rest of its requests wait their turn
- * (bounded in number and time, then refused with 429). A tenant within its share is never held.
+ * and starts it only while the loop is not busy and no request of a tenant within its share is in
+ * flight (for `giveWayMs` at most); the rest of its requests wait their turn (bounded in number
+ * and time, then refused with 429). A tenant within its share is never held.
  *
  * Work inside one request cannot be interrupted, so the point is who starts next: a tenant sending
  * costly requests back to back finds them queued, at no cost to the process, while another
- * tenant's requests start as soon as they arrive.
+ * tenant's requests start as soon as they arrive, and the over-share tenant's next request waits
+ * for them to end rather than taking the loop each time one of theirs waits for the database.
  */
 export class FairScheduler {
   private readonly tenants = new Map<string, Tenant>();
@@ -88,6 +105,8 @@ export class FairScheduler {
   private readonly held = new Set<Tenant>();
   private turn: NodeJS.Immediate | undefined;
   private queued = 0;
+  /** Requests in flight that started while their tenant was within its share. */
+  private inShare = 0;
 
   private readonly options: FairnessOptions;
   private readonly probe: LoopProbe;
@@ -109,10 +128,13 @@ export class FairScheduler {
     const tenant = this.tenant(key);
     // The slot is taken as the request is admitted (here, or by pump() before it wakes the
     // waiter), so that no two admissions of one tenant can pass the one-at-a-time rule together.
-    if (this.mayStart(tenant)) {
+    let start = this.mayStart(tenant);
+    if (start) {
       tenant.inFlight++;
       this.holdForTurn(tenant);
-    } else await this.wait(tenant, signal);
+    } else start = await this.wait(tenant, signal);
+    const inShare = start === 'in share';
+    if (inShare) this.inShare++;
     const started = this.probe.now();
     tenant.seenAt = started;
     try {
@@ -125,6 +147,7 @@ export class FairScheduler {
       tenant.use += used;
       this.total += used;
       tenant.inFlight--;
+      if (inShare) this.inShare--;
       tenant.seenAt = ended;
       this.holdForTurn(tenant);
     }
@@ -188,16 +211,23 @@ export class FairScheduler {
     this.reference = this.sweptAt = now;
   }
 
-  /** Whether a request of `tenant` may start now (its queue empty, or it is that queue's head). */
-  private mayStart(tenant: Tenant, head = false): boolean {
-    if (this.options.busyAbove >= 1) return true;
+  /**
+   * Whether a request of `tenant` may start now (its queue empty, or it is that queue's head), and
+   * why: its tenant alone or within its share, or over its share and this is its turn.
+   */
+  private mayStart(tenant: Tenant, head = false): Admission | false {
+    if (this.options.busyAbove >= 1) return 'in share';
     if (!head && tenant.queue.length > 0) return false;
     const now = this.probe.now();
     this.sweep(now);
-    if (this.active <= 1) return true;
+    if (this.active <= 1) return 'in share';
     const share = this.total > 0 ? tenant.use / this.total : 0;
-    if (share <= 1 / this.active) return true;
-    return tenant.inFlight === 0 && !this.held.has(tenant) && this.utilisation(now) < this.options.busyAbove;
+    if (share <= 1 / this.active) return 'in share';
+    if (tenant.inFlight > 0 || this.held.has(tenant) || this.utilisation(now) >= this.options.busyAbove)
+      return false;
+    // Giving way to others' requests in flight, for a bounded time: a new request has not waited.
+    const waited = head ? now - tenant.queue[0]!.since : 0;
+    return this.inShare === 0 || waited >= this.options.giveWayMs ? 'turn' : false;
   }
 
   /** The event loop's utilisation over the last `sampleMs` or so. */
@@ -209,12 +239,12 @@ export class FairScheduler {
     return this.busy;
   }
 
-  private wait(tenant: Tenant, signal: AbortSignal | undefined): Promise<void> {
+  private wait(tenant: Tenant, signal: AbortSignal | undefined): Promise<Admission> {
     // Per tenant, and in all: each waiting request holds its (bounded) body in memory.
     if (tenant.queue.length >= this.options.maxQueued || this.queued >= this.options.maxQueued * 4)
       return Promise.reject({ reason: 'queue_full', retryAfterSeconds: 1 } satisfies Refusal);
     if (signal?.aborted) return Promise.reject({ reason: 'gone', retryAfterSeconds: 0 } satisfies Refusal);
-    return new Promise<void>((admit, refuse) => {
+    return new Promise<Admission>((admit, refuse) => {
       const leave = (refusal: Refusal) => {
         const at = tenant.queue.indexOf(waiter);
         if (at < 0) return;
@@ -227,9 +257,10 @@ export class FairScheduler {
       };
       const gone = () => leave({ reason: 'gone', retryAfterSeconds: 0 });
       const waiter: Waiter = {
-        admit: () => {
+        since: this.probe.now(),
+        admit: (why) => {
           signal?.removeEventListener('abort', gone);
-          admit();
+          admit(why);
         },
         leave,
         timer: setTimeout(
@@ -276,14 +307,15 @@ export class FairScheduler {
     // The least used first; over-share tenants are the only ones that wait, and they are few.
     const waiting = [...this.waiting].sort((a, b) => a.use - b.use);
     for (const tenant of waiting) {
-      if (!this.mayStart(tenant, true)) continue;
+      const why = this.mayStart(tenant, true);
+      if (!why) continue;
       const waiter = tenant.queue.shift()!;
       if (tenant.queue.length === 0) this.waiting.delete(tenant);
       this.queued--;
       clearTimeout(waiter.timer);
       tenant.inFlight++;
       this.holdForTurn(tenant);
-      waiter.admit();
+      waiter.admit(why);
       // One start per tenant per turn: its share is reconsidered once this one has run.
     }
   }
