@@ -59,8 +59,32 @@ export interface PageInfo {
 }
 
 export interface Connection<T> {
-  edges: { cursor: string; node: T }[];
+  edges: { readonly cursor: string; readonly node: T }[];
   pageInfo: PageInfo;
+}
+
+/**
+ * An edge whose cursor is encoded only when read: most pages are read without the cursor of
+ * every edge (a page of 1,000 would encode 1,000 for the two of `pageInfo`).
+ */
+class Edge<T> {
+  readonly node: T;
+  private readonly keyOf: (row: T) => readonly unknown[];
+  constructor(node: T, keyOf: (row: T) => readonly unknown[]) {
+    this.node = node;
+    this.keyOf = keyOf;
+  }
+  get cursor(): string {
+    return encodeCursor(this.keyOf(this.node));
+  }
+}
+
+/** The edges of a page, in its order. */
+export function edgesOf<T>(
+  page: readonly T[],
+  keyOf: (row: T) => readonly unknown[],
+): Connection<T>['edges'] {
+  return page.map((node) => new Edge(node, keyOf));
 }
 
 /**
@@ -73,8 +97,7 @@ export function forwardConnection<T>(
   keyOf: (row: T) => readonly unknown[],
   hadCursor: boolean,
 ): Connection<T> {
-  const page = rows.slice(0, limit);
-  const edges = page.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
+  const edges = edgesOf(rows.slice(0, limit), keyOf);
   return {
     edges,
     pageInfo: {

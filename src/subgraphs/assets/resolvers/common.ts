@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import {
   type Connection,
   decodeCursor,
-  encodeCursor,
+  edgesOf,
   forwardConnection,
   pageSize,
 } from '../../../shared/cursors.ts';
@@ -106,7 +106,7 @@ export async function assetConnection(
   for (const r of rows) ctx.loaders.asset.prime({ profile: r.profile, id: r.id }, r);
   if (!backwards) return forwardConnection(rows, limit, (r) => [r.id], after !== undefined);
   const page = rows.slice(0, limit).reverse();
-  const edges = page.map((node) => ({ cursor: encodeCursor([node.id]), node }));
+  const edges = edgesOf(page, (r) => [r.id]);
   return {
     edges,
     pageInfo: {
