@@ -26,7 +26,7 @@ const FILTERED = `select coalesce(json_agg(json_build_object('id', t.id, 'proper
 const ASSET = `select json_build_object('id', f.id,
     'wells', (select coalesce(json_agg(json_build_object('id', a.id, 'properties', ${FIVE}) order by a.id), '[]')
               from assets a where a.user_group = $1 and a.profile = 'well'
-                and a.properties @> jsonb_build_object('facilityId', f.id)),
+                and a.lookup @> jsonb_build_object('facilityId', f.id)),
     'issues', (select coalesce(json_agg(json_build_object('id', i.id, 'displayName', i.display_name, 'status', i.status)
                  order by i.seq desc), '[]')
                from (select * from issues i where i.user_group = $1 and i.subject_type = 'asset'
