@@ -145,20 +145,46 @@ describe('FairScheduler', () => {
     heavy.finish();
     await heavyRun;
 
-    // Giving way is bounded: with the light tenant's request in flight for longer than giveWayMs
-    // (the clock moved on), the heavy tenant's request starts beside it.
-    const long = job(state, 1);
-    const longRun = s.run('group:light', long.work);
+    // Giving way is bounded per request, from when it could otherwise start: the light tenant
+    // starts a new request before its first is old, so a young one is always in flight; past
+    // giveWayMs of giving way the heavy tenant's request starts beside them.
+    const first = job(state, 1);
+    const firstRun = s.run('group:light', first.work);
     const next = job(state, 100);
     const nextRun = s.run('group:heavy', next.work);
     await tick();
     expect(next.started).toBe(false);
-    state.now += 250;
+    state.now += 150;
+    const second = job(state, 1);
+    const secondRun = s.run('group:light', second.work);
+    await tick();
+    expect(next.started).toBe(false);
+    state.now += 100;
     await tick();
     expect(next.started).toBe(true);
-    next.finish();
-    long.finish();
-    expect(await Promise.all([nextRun, longRun])).toEqual(['ok', 'ok']);
+    for (const j of [next, first, second]) j.finish();
+    expect(await Promise.all([nextRun, firstRun, secondRun])).toEqual(['ok', 'ok', 'ok']);
+
+    // Only young requests are given way to: one held open longer than giveWayMs (a slow export,
+    // or a tenant keeping requests open to slow another) holds no one back. (The light tenant's
+    // requests above ran across the clock's jumps: the heavy one runs more to stay over its share.)
+    await tick();
+    const more = job(state, 2_000);
+    const moreRun = s.run('group:heavy', more.work);
+    more.finish();
+    await moreRun;
+    await tick();
+    const old = job(state, 1);
+    const oldRun = s.run('group:light', old.work);
+    state.now += 250;
+    await tick();
+    const after = job(state, 100);
+    const afterRun = s.run('group:heavy', after.work);
+    await tick();
+    expect(after.started).toBe(true);
+    after.finish();
+    old.finish();
+    expect(await Promise.all([afterRun, oldRun])).toEqual(['ok', 'ok']);
   });
 
   it('refuses a request that waited too long, and forgets one whose client left', async () => {

@@ -11,7 +11,9 @@ export interface FairnessOptions extends Fairness {
   halfLifeMs: number;
   /**
    * Longest an over-share tenant's next request gives way to requests of tenants within their
-   * share that are in flight; past it, it may start beside them (no tenant starves).
+   * share that are in flight (from when it could otherwise start); past it, it starts beside
+   * them, so no tenant starves. Only requests younger than this are given way to, so that a
+   * tenant holding long requests open cannot slow another down by it.
    */
   giveWayMs: number;
 }
@@ -41,11 +43,11 @@ interface Tenant {
   /** When it last started or ended a request. */
   seenAt: number;
   queue: Waiter[];
+  /** Since when its next request, free to start otherwise, has been giving way. */
+  givingWaySince: number | undefined;
 }
 
 interface Waiter {
-  /** When it began to wait. */
-  since: number;
   admit: (why: Admission) => void;
   leave: (refusal: Refusal) => void;
   timer: NodeJS.Timeout;
@@ -105,8 +107,9 @@ export class FairScheduler {
   private readonly held = new Set<Tenant>();
   private turn: NodeJS.Immediate | undefined;
   private queued = 0;
-  /** Requests in flight that started while their tenant was within its share. */
+  /** Requests in flight that started while their tenant was within its share, and the last start. */
   private inShare = 0;
+  private inShareStartedAt = Number.NEGATIVE_INFINITY;
 
   private readonly options: FairnessOptions;
   private readonly probe: LoopProbe;
@@ -128,13 +131,9 @@ export class FairScheduler {
     const tenant = this.tenant(key);
     // The slot is taken as the request is admitted (here, or by pump() before it wakes the
     // waiter), so that no two admissions of one tenant can pass the one-at-a-time rule together.
-    let start = this.mayStart(tenant);
-    if (start) {
-      tenant.inFlight++;
-      this.holdForTurn(tenant);
-    } else start = await this.wait(tenant, signal);
-    const inShare = start === 'in share';
-    if (inShare) this.inShare++;
+    const immediate = this.mayStart(tenant);
+    if (immediate) this.admitted(tenant, immediate);
+    const inShare = (immediate || (await this.wait(tenant, signal))) === 'in share';
     const started = this.probe.now();
     tenant.seenAt = started;
     try {
@@ -151,6 +150,17 @@ export class FairScheduler {
       tenant.seenAt = ended;
       this.holdForTurn(tenant);
     }
+  }
+
+  /** Takes the slot of a request of `tenant` that starts now. */
+  private admitted(tenant: Tenant, why: Admission): void {
+    tenant.inFlight++;
+    tenant.givingWaySince = undefined;
+    if (why === 'in share') {
+      this.inShare++;
+      this.inShareStartedAt = this.probe.now();
+    }
+    this.holdForTurn(tenant);
   }
 
   /** Tenants known, for tests and metrics. */
@@ -178,7 +188,7 @@ export class FairScheduler {
     const now = this.probe.now();
     let tenant = this.tenants.get(key);
     if (!tenant) {
-      tenant = { inFlight: 0, use: 0, seenAt: now, queue: [] };
+      tenant = { inFlight: 0, use: 0, seenAt: now, queue: [], givingWaySince: undefined };
       this.tenants.set(key, tenant);
       this.active++;
     }
@@ -225,9 +235,10 @@ export class FairScheduler {
     if (share <= 1 / this.active) return 'in share';
     if (tenant.inFlight > 0 || this.held.has(tenant) || this.utilisation(now) >= this.options.busyAbove)
       return false;
-    // Giving way to others' requests in flight, for a bounded time: a new request has not waited.
-    const waited = head ? now - tenant.queue[0]!.since : 0;
-    return this.inShare === 0 || waited >= this.options.giveWayMs ? 'turn' : false;
+    // Giving way to others' young requests in flight, for a bounded time.
+    if (this.inShare === 0 || now - this.inShareStartedAt >= this.options.giveWayMs) return 'turn';
+    tenant.givingWaySince ??= now;
+    return now - tenant.givingWaySince >= this.options.giveWayMs ? 'turn' : false;
   }
 
   /** The event loop's utilisation over the last `sampleMs` or so. */
@@ -257,7 +268,6 @@ export class FairScheduler {
       };
       const gone = () => leave({ reason: 'gone', retryAfterSeconds: 0 });
       const waiter: Waiter = {
-        since: this.probe.now(),
         admit: (why) => {
           signal?.removeEventListener('abort', gone);
           admit(why);
@@ -313,8 +323,7 @@ export class FairScheduler {
       if (tenant.queue.length === 0) this.waiting.delete(tenant);
       this.queued--;
       clearTimeout(waiter.timer);
-      tenant.inFlight++;
-      this.holdForTurn(tenant);
+      this.admitted(tenant, why);
       waiter.admit(why);
       // One start per tenant per turn: its share is reconsidered once this one has run.
     }

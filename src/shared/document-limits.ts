@@ -7,6 +7,7 @@ import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   type ParseOptions,
+  parse,
   type Source,
   type ValidationContext,
   validate,
@@ -67,11 +68,12 @@ function reject(
  * for every token read (about 400 kB of garbage for a document of 1,400 tokens).
  */
 function tokenLimit(maxTokens: number, refused?: (limit: LimitName) => void): EnvelopPlugin {
+  assertParseBoundsTokens();
   return {
     onParse({ parseFn, setParseFn }) {
       setParseFn((source: string | Source, options?: ParseOptions) => {
         try {
-          return parseFn(source, { ...options, maxTokens });
+          return parseFn(source, { ...options, maxLexicalTokens: maxTokens, maxTokens });
         } catch (e) {
           if (!(e instanceof Error) || !TOO_MANY_TOKENS.test(e.message)) throw e;
           refused?.('maxTokens');
@@ -82,8 +84,22 @@ function tokenLimit(maxTokens: number, refused?: (limit: LimitName) => void): En
   };
 }
 
-/** graphql-js's refusal of a document over `maxTokens` ("more that" in graphql 16). */
+/** graphql-js's refusal of a document over the bound ("more that" in graphql 16). */
 const TOO_MANY_TOKENS = /^Syntax Error: Document contains more th(?:at|an) \d+ tokens/;
+
+/**
+ * Checked as the limits are built (at startup): a graphql-js that no longer bounded tokens, or
+ * said so in other words, would otherwise let every document through unbounded, or answer a
+ * client's long document as a server fault.
+ */
+function assertParseBoundsTokens(): void {
+  try {
+    parse('{ a b }', { maxLexicalTokens: 1, maxTokens: 1 });
+  } catch (e) {
+    if (e instanceof Error && TOO_MANY_TOKENS.test(e.message)) return;
+  }
+  throw new Error("graphql's parse no longer refuses a document over maxLexicalTokens as expected");
+}
 
 /**
  * Documents too deep, with too many aliases or directives (graphql-armor's rules) or tokens
