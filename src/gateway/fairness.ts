@@ -80,9 +80,10 @@ export function processProbe(): LoopProbe {
  * Fair sharing of one process between tenants: while only one tenant is active, every request
  * runs at once. When two or more are, a tenant whose recent running time is above its even share
  * runs one request at a time, with a turn of the event loop (everyone's I/O) between two of them,
- * and starts it only while the loop is not busy and no request of a tenant within its share is in
- * flight (for `giveWayMs` at most); the rest of its requests wait their turn (bounded in number
- * and time, then refused with 429). A tenant within its share is never held.
+ * and starts it only while the loop is not busy and no request of a tenant within its share,
+ * started in the last `giveWayMs`, is in flight (giving way so for `giveWayMs` at most); the rest
+ * of its requests wait their turn (bounded in number and time, then refused with 429). A tenant
+ * within its share is never held.
  *
  * Work inside one request cannot be interrupted, so the point is who starts next: a tenant sending
  * costly requests back to back finds them queued, at no cost to the process, while another

@@ -63,23 +63,34 @@ function reject(
 
 /**
  * A document of more than `maxTokens` tokens is refused as it is parsed, by graphql-js's own
- * bound (`parse(…, { maxTokens })`), which stops the lexer at the first token too many and costs
- * nothing per token: graphql-armor's token limit wraps the lexer in a Proxy that makes a closure
- * for every token read (about 400 kB of garbage for a document of 1,400 tokens).
+ * bound (`parse(…, { maxLexicalTokens })`), which stops the lexer at the first token too many and
+ * costs nothing per token: graphql-armor's token limit wraps the lexer in a Proxy that makes a
+ * closure for every token read (about 400 kB of garbage for a document of 1,400 tokens). The
+ * bounded parse is made once per parse function, not per request.
  */
 function tokenLimit(maxTokens: number, refused?: (limit: LimitName) => void): EnvelopPlugin {
   assertParseBoundsTokens();
+  type Parse = (source: string | Source, options?: ParseOptions) => DocumentNode;
+  const bounded = new WeakMap<Parse, Parse>();
+  const bound =
+    (parseFn: Parse): Parse =>
+    (source, options) => {
+      try {
+        return parseFn(source, { ...options, maxLexicalTokens: maxTokens, maxTokens });
+      } catch (e) {
+        if (!(e instanceof Error) || !TOO_MANY_TOKENS.test(e.message)) throw e;
+        refused?.('maxTokens');
+        throw limitError('maxTokens', maxTokens, `The document has more than ${maxTokens} tokens.`);
+      }
+    };
   return {
     onParse({ parseFn, setParseFn }) {
-      setParseFn((source: string | Source, options?: ParseOptions) => {
-        try {
-          return parseFn(source, { ...options, maxLexicalTokens: maxTokens, maxTokens });
-        } catch (e) {
-          if (!(e instanceof Error) || !TOO_MANY_TOKENS.test(e.message)) throw e;
-          refused?.('maxTokens');
-          throw limitError('maxTokens', maxTokens, `The document has more than ${maxTokens} tokens.`);
-        }
-      });
+      let parse = bounded.get(parseFn);
+      if (!parse) {
+        parse = bound(parseFn);
+        bounded.set(parseFn, parse);
+      }
+      setParseFn(parse);
     },
   };
 }
@@ -103,8 +114,9 @@ function assertParseBoundsTokens(): void {
 
 /**
  * Documents too deep, with too many aliases or directives (graphql-armor's rules) or tokens
- * (graphql-js's bound), and field suggestions when introspection is off. The cost is priced apart: by the gateway
- * runtime's demand control at the gateway, by {@link useCostLimit} in a subgraph.
+ * (graphql-js's bound), and field suggestions when introspection is off. The cost is priced
+ * apart: by the gateway runtime's demand control at the gateway, by {@link useCostLimit} in a
+ * subgraph.
  *
  * Depth, aliases and directives are checked in a pass of their own before the document is
  * validated: graphql-js's rules would otherwise run over all of it first (200 aliases of one field
