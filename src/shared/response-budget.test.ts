@@ -103,3 +103,54 @@ describe.each(Object.entries(engines))('a large response on %s', (_name, run) =>
     expect(budget.error?.extensions.code).toBe('RESPONSE_TOO_LARGE');
   });
 });
+
+/** A connection whose `node` and `info` are plain properties: no resolver of their own. */
+function connectionSchema() {
+  const schema = buildSchema(`
+    type Query { page: Page }
+    type Page { edges: [Edge] info: Info }
+    type Edge { node: Node }
+    type Node { id: Int meta: Meta }
+    type Meta { a: Int b: Int }
+    type Info { more: Boolean }
+  `);
+  (schema.getType('Query') as GraphQLObjectType).getFields().page!.resolve = () => ({
+    edges: Array.from({ length: 10 }, (_, id) => ({ node: { id, meta: { a: id, b: id } } })),
+    info: { more: true },
+  });
+  chargeFieldsResolved(schema);
+  return schema;
+}
+
+describe.each([
+  ['fields', '{ page { edges { node { id meta { a b } } } info { more } } }'],
+  [
+    'fragments',
+    '{ page { edges { node { ...N } } ...I } } fragment N on Node { id meta { a b } } fragment I on Page { info { more } }',
+  ],
+])('objects read as properties (%s)', (_name, text) => {
+  const document = parse(text);
+  // page: edges, info and info's more (3); each of 10 edges: node, and node's id, meta, a, b (5).
+  const exact = 3 + 10 * 5;
+  const engines = {
+    'graphql-js': (schema: ReturnType<typeof connectionSchema>, budget: ResponseBudget) =>
+      execute({ schema, document, contextValue: { budget } }) as Promise<ExecutionResult>,
+    'graphql-jit': (schema: ReturnType<typeof connectionSchema>, budget: ResponseBudget) => {
+      const query = compileQuery(schema, document);
+      if (!isCompiledQuery(query)) throw new Error('did not compile');
+      return Promise.resolve(query.query(undefined, { budget }, {}));
+    },
+  };
+  it.each(Object.entries(engines))('are charged with their parent, exactly, on %s', async (_engine, run) => {
+    const schema = connectionSchema();
+    // Read as properties, not through a resolver per row.
+    expect((schema.getType('Edge') as GraphQLObjectType).getFields().node!.resolve).toBeUndefined();
+    const within = new ResponseBudget({ maxFields: exact, maxRelated: 1_000 });
+    const result = await run(schema, within);
+    expect(result.errors).toBeUndefined();
+    expect(within.error).toBeUndefined();
+    const over = new ResponseBudget({ maxFields: exact - 1, maxRelated: 1_000 });
+    await run(schema, over);
+    expect(over.error?.extensions.code).toBe('RESPONSE_TOO_LARGE');
+  });
+});

@@ -1,12 +1,16 @@
 import {
   defaultFieldResolver,
   type FieldNode,
+  type GraphQLCompositeType,
   GraphQLError,
   type GraphQLResolveInfo,
   type GraphQLSchema,
   getNamedType,
+  getNullableType,
   isCompositeType,
+  isListType,
   isObjectType,
+  isUnionType,
   Kind,
   type SelectionSetNode,
 } from 'graphql';
@@ -144,30 +148,42 @@ export function stoppedResult(budget: ResponseBudget | undefined) {
  * object, and hand the object on after a turn of the event loop when the response's running
  * slice is used up ({@link ResponseBudget.pace}). Scalar fields are counted by their parent, so
  * their resolution (graphql-jit inlines it) is untouched.
+ *
+ * So are fields that return one object (not a list) and have no resolver, such as a
+ * connection's `edges { node }` or `pageInfo`: what they return is a property of an object already
+ * charged, so their selections are charged with their parent's, by the nearest field that charges.
+ * Wrapped in a resolver, each would have cost graphql-jit a resolve info and a response path per
+ * row, for a property read.
  */
 export function chargeFieldsResolved(schema: GraphQLSchema): void {
+  const inline = new Set<string>();
+  const selected = new SelectedFields(schema, inline);
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       if (!isCompositeType(getNamedType(field.type))) continue;
+      if (!field.resolve && !isListType(getNullableType(field.type))) {
+        inline.add(`${type.name}.${field.name}`);
+        continue;
+      }
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = (source, args, context, info) => {
         const value = resolve(source, args, context, info);
         return value instanceof Promise
-          ? value.then((v) => charge(v, context, info))
-          : charge(value, context, info);
+          ? value.then((v) => charge(v, context, info, selected))
+          : charge(value, context, info, selected);
       };
     }
   }
 }
 
-function charge<T>(value: T, context: unknown, info: GraphQLResolveInfo): unknown {
+function charge<T>(value: T, context: unknown, info: GraphQLResolveInfo, selected: SelectedFields): unknown {
   const budget = (context as { budget?: ResponseBudget } | null)?.budget;
   if (!budget || value === null || value === undefined) return value;
   if (budget.error) throw budget.error;
   const items = countItems(value);
   if (!items) return value;
-  const fields = selectedFields(info);
+  const fields = selected.of(info);
   budget.spendFields(items * fields);
   // A long response goes on after a turn of the event loop each time a slice is used up.
   if (Array.isArray(value)) return budget.paceList(value, fields);
@@ -183,37 +199,84 @@ function countItems(value: unknown): number {
   return n;
 }
 
-const selectedCache = new WeakMap<FieldNode, number>();
+/**
+ * The fields selected on each object a field resolves, through fragments (all branches: an upper
+ * bound), and through the fields that charge nothing themselves ({@link chargeFieldsResolved}):
+ * their selections are counted here, once per object of theirs (one per object of the parent's,
+ * or none when it is null: an upper bound again).
+ */
+class SelectedFields {
+  readonly #cache = new WeakMap<FieldNode, number>();
+  readonly #schema: GraphQLSchema;
+  /** `Type.field` coordinates whose selections their parent's charge counts. */
+  readonly #inline: ReadonlySet<string>;
 
-/** The fields selected on each resolved object, through fragments (all branches: an upper bound). */
-function selectedFields(info: GraphQLResolveInfo): number {
-  const [first] = info.fieldNodes;
-  if (info.fieldNodes.length === 1 && first) {
-    let n = selectedCache.get(first);
-    if (n === undefined) {
-      n = countSelections(first.selectionSet, info, new Set());
-      selectedCache.set(first, n);
+  constructor(schema: GraphQLSchema, inline: ReadonlySet<string>) {
+    this.#schema = schema;
+    this.#inline = inline;
+  }
+
+  of(info: GraphQLResolveInfo): number {
+    const type = getNamedType(info.returnType) as GraphQLCompositeType;
+    const [first] = info.fieldNodes;
+    if (info.fieldNodes.length === 1 && first) {
+      let n = this.#cache.get(first);
+      if (n === undefined) {
+        n = this.#count(first.selectionSet, type, info, new Set());
+        this.#cache.set(first, n);
+      }
+      return n;
     }
+    let n = 0;
+    for (const node of info.fieldNodes) n += this.#count(node.selectionSet, type, info, new Set());
     return n;
   }
-  let n = 0;
-  for (const node of info.fieldNodes) n += countSelections(node.selectionSet, info, new Set());
-  return n;
-}
 
-function countSelections(
-  set: SelectionSetNode | undefined,
-  info: GraphQLResolveInfo,
-  seen: Set<string>,
-): number {
-  let n = 0;
-  for (const s of set?.selections ?? []) {
-    if (s.kind === Kind.FIELD) n += 1;
-    else if (s.kind === Kind.INLINE_FRAGMENT) n += countSelections(s.selectionSet, info, seen);
-    else if (!seen.has(s.name.value)) {
-      seen.add(s.name.value);
-      n += countSelections(info.fragments[s.name.value]?.selectionSet, info, seen);
+  /** `seen`: the fragments spread at this level, whose fields merge with the others. */
+  #count(
+    set: SelectionSetNode | undefined,
+    type: GraphQLCompositeType | undefined,
+    info: GraphQLResolveInfo,
+    seen: Set<string>,
+  ): number {
+    let n = 0;
+    for (const s of set?.selections ?? []) {
+      if (s.kind === Kind.FIELD) {
+        n += 1;
+        const inlined = s.selectionSet && type ? this.#inlined(type, s.name.value) : undefined;
+        if (inlined) n += this.#count(s.selectionSet, inlined, info, new Set());
+      } else if (s.kind === Kind.INLINE_FRAGMENT) {
+        n += this.#count(s.selectionSet, this.#condition(s.typeCondition?.name.value) ?? type, info, seen);
+      } else if (!seen.has(s.name.value)) {
+        seen.add(s.name.value);
+        const fragment = info.fragments[s.name.value];
+        n += this.#count(
+          fragment?.selectionSet,
+          this.#condition(fragment?.typeCondition.name.value),
+          info,
+          seen,
+        );
+      }
     }
+    return Math.max(n, 1);
   }
-  return Math.max(n, 1);
+
+  #condition(name: string | undefined): GraphQLCompositeType | undefined {
+    const t = name === undefined ? undefined : this.#schema.getType(name);
+    return t && isCompositeType(t) ? t : undefined;
+  }
+
+  /**
+   * The type of `type.name` when its selections are counted with its parent's: on an interface,
+   * when any implementation's field is (an upper bound).
+   */
+  #inlined(type: GraphQLCompositeType, name: string): GraphQLCompositeType | undefined {
+    if (isObjectType(type)) {
+      if (!this.#inline.has(`${type.name}.${name}`)) return undefined;
+    } else if (!this.#schema.getPossibleTypes(type).some((t) => this.#inline.has(`${t.name}.${name}`))) {
+      return undefined;
+    }
+    const field = isUnionType(type) ? undefined : type.getFields()[name];
+    return field ? (getNamedType(field.type) as GraphQLCompositeType) : undefined;
+  }
 }
