@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import pg from 'pg';
 import type { Tables } from '../../storage/tables.ts';
 
 export interface ProfileRow {
@@ -22,16 +23,76 @@ export interface AssetRow {
   modified_at: Date;
 }
 
-const assetColumns = [
-  'user_group',
-  'profile',
-  'id',
-  'properties',
-  'observation',
-  'geometry',
-  'is_deleted',
-  'modified_at',
-] as const;
+/** PostgreSQL's text of a `timestamptz` to a Date, as `pg` reads the column itself. */
+const parseTimestamp = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+
+/**
+ * The columns of an asset under alias `a`, as {@link storedAsset} takes them: the geometry, the
+ * observation and the time of the last change as PostgreSQL's text, parsed only when read. A page
+ * of wells asks for ids and properties; parsing every row's geometry JSON and timestamp made a
+ * third of the work of reading it.
+ */
+export function assetColumns(a: string): RawBuilder<unknown> {
+  return sql.raw(
+    `${a}.user_group, ${a}.profile, ${a}.id, ${a}.properties, ${a}.observation::text as observation, ` +
+      `${a}.geometry::text as geometry, ${a}.is_deleted, ${a}.modified_at::text as modified_at`,
+  );
+}
+
+/** A row of {@link assetColumns}, as it arrives. */
+export interface AssetColumns {
+  user_group: string;
+  profile: string;
+  id: string;
+  properties: Record<string, unknown>;
+  observation: string | null;
+  geometry: string | null;
+  is_deleted: boolean;
+  modified_at: string;
+}
+
+/** An asset as read with {@link assetColumns}: the text columns parsed the first time they are read. */
+class StoredAsset implements AssetRow {
+  readonly user_group: string;
+  readonly profile: string;
+  readonly id: string;
+  readonly properties: Record<string, unknown>;
+  readonly is_deleted: boolean;
+  #observation: string | Record<string, unknown> | null;
+  #geometry: string | Record<string, unknown> | null;
+  #modifiedAt: string | Date;
+
+  constructor(row: AssetColumns) {
+    this.user_group = row.user_group;
+    this.profile = row.profile;
+    this.id = row.id;
+    this.properties = row.properties;
+    this.is_deleted = row.is_deleted;
+    this.#observation = row.observation;
+    this.#geometry = row.geometry;
+    this.#modifiedAt = row.modified_at;
+  }
+
+  get observation(): Record<string, unknown> | null {
+    if (typeof this.#observation === 'string') this.#observation = JSON.parse(this.#observation);
+    return this.#observation as Record<string, unknown> | null;
+  }
+
+  get geometry(): Record<string, unknown> | null {
+    if (typeof this.#geometry === 'string') this.#geometry = JSON.parse(this.#geometry);
+    return this.#geometry as Record<string, unknown> | null;
+  }
+
+  get modified_at(): Date {
+    if (typeof this.#modifiedAt === 'string') this.#modifiedAt = parseTimestamp(this.#modifiedAt);
+    return this.#modifiedAt;
+  }
+}
+
+/** An asset of a row of {@link assetColumns}. */
+export function storedAsset(row: AssetColumns): AssetRow {
+  return new StoredAsset(row);
+}
 
 /** Profiles ordered by name after `after`; `limit + 1` rows to tell whether more exist. */
 export function listProfiles(
@@ -83,7 +144,7 @@ export interface AssetPage {
  * deep in the list costs the same as the first. Returns up to `limit + 1` rows in the read
  * direction; the caller trims and reverses.
  */
-export function listAssets(
+export async function listAssets(
   db: Kysely<Tables>,
   group: string,
   profile: string,
@@ -91,18 +152,15 @@ export function listAssets(
   /** An extra condition on alias `a`, e.g. a compiled AssetFilter. */
   where?: RawBuilder<boolean>,
 ): Promise<AssetRow[]> {
-  let q = db
-    .selectFrom('assets as a')
-    .select(assetColumns.map((c) => `a.${c}` as const))
-    .where('a.user_group', '=', group)
-    .where('a.profile', '=', profile);
-  if (where) q = q.where(where);
-  if (page.after !== undefined) q = q.where('a.id', '>', page.after);
-  if (page.before !== undefined) q = q.where('a.id', '<', page.before);
-  return q
-    .orderBy('a.id', page.backwards ? 'desc' : 'asc')
-    .limit(page.limit + 1)
-    .execute();
+  const { rows } = await sql<AssetColumns>`
+    select ${assetColumns('a')} from assets a
+    where a.user_group = ${group} and a.profile = ${profile}
+      ${where ? sql`and ${where}` : sql``}
+      ${page.after !== undefined ? sql`and a.id > ${page.after}` : sql``}
+      ${page.before !== undefined ? sql`and a.id < ${page.before}` : sql``}
+    order by a.id ${sql.raw(page.backwards ? 'desc' : 'asc')}
+    limit ${page.limit + 1}`.execute(db);
+  return rows.map(storedAsset);
 }
 
 /** Assets by (profile, id) pairs in one statement. */
@@ -112,9 +170,9 @@ export async function assetsByKeys(
   keys: readonly { profile: string; id: string }[],
 ): Promise<AssetRow[]> {
   if (keys.length === 0) return [];
-  const { rows } = await sql<AssetRow>`
-    select a.user_group, a.profile, a.id, a.properties, a.observation, a.geometry, a.is_deleted, a.modified_at
+  const { rows } = await sql<AssetColumns>`
+    select ${assetColumns('a')}
     from unnest(${keys.map((k) => k.profile)}::text[], ${keys.map((k) => k.id)}::text[]) as k(profile, id)
     join assets a on a.user_group = ${group} and a.profile = k.profile and a.id = k.id`.execute(db);
-  return rows;
+  return rows.map(storedAsset);
 }

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { type Kysely, sql } from 'kysely';
 import type { Tables } from '../../storage/tables.ts';
-import type { AssetRow } from './assets.repository.ts';
+import { type AssetColumns, type AssetRow, assetColumns, storedAsset } from './assets.repository.ts';
 import type { EffectiveRelationship } from './profiles/definition.ts';
 
 /** The most related assets a MANY relationship returns per asset (docs/schema.md). */
@@ -66,10 +66,10 @@ export function createRelatedLoader(db: Kysely<Tables>, group: string) {
           if (values.size === 0) return;
           const list = [...values.values()];
           const rows = await lookup(db, group, profile, r, list);
-          for (const row of rows) {
-            const k = targetKey(profile, r, list[row.value_index]);
+          for (const { asset, value_index } of rows) {
+            const k = targetKey(profile, r, list[value_index]);
             const bucket = found.get(k) ?? [];
-            bucket.push(row);
+            bucket.push(asset);
             found.set(k, bucket);
           }
         }),
@@ -99,9 +99,8 @@ async function lookup(
   profile: string,
   r: EffectiveRelationship,
   values: unknown[],
-): Promise<(AssetRow & { value_index: number })[]> {
+): Promise<{ asset: AssetRow; value_index: number }[]> {
   const json = JSON.stringify(values);
-  const columns = sql`t.user_group, t.profile, t.id, t.properties, t.observation, t.geometry, t.is_deleted, t.modified_at`;
   let match: ReturnType<typeof sql>;
   if (r.lookupType === 'ID') {
     match = sql`t.id = v.value #>> '{}'`;
@@ -115,16 +114,16 @@ async function lookup(
   // No ORDER BY ... LIMIT inside the join: with one, the planner walks the primary key in id
   // order and tests every asset against each value; without, it probes the GIN index (or the
   // primary key) per value, and the cap applies afterwards.
-  const { rows } = await sql<AssetRow & { value_index: number }>`
+  const { rows } = await sql<AssetColumns & { value_index: number }>`
     select * from (
-      select ${columns}, (v.ord - 1)::int as value_index,
+      select ${assetColumns('t')}, (v.ord - 1)::int as value_index,
         row_number() over (partition by v.ord order by t.id) as rank
       from jsonb_array_elements(${json}::jsonb) with ordinality as v(value, ord)
       join assets t on t.user_group = ${group} and t.profile = ${profile} and ${match}
     ) matched
     where rank <= ${MAX_RELATED}
     order by value_index, id`.execute(db);
-  return rows;
+  return rows.map((row) => ({ asset: storedAsset(row), value_index: row.value_index }));
 }
 
 /** What `Asset.related` resolves to, before the union picks its member type. */
