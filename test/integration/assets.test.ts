@@ -151,11 +151,13 @@ describe('assets (§2.2)', () => {
       geometry: { type: 'Point' },
     });
     const site = await t.graphql<any>(
-      '{ assets(profile: "site") { byId(id: "S-100") { properties } } }',
+      '{ assets(profile: "site") { byId(id: "S-100") { properties only: properties(only: ["operator", "constructor", "nope"]) } } }',
       {},
       demo,
     );
     expect(site.body.data.assets.byId.properties.operator).toBe('Northwind Energy'); // the default
+    // `only` shows the same: defaults included, names an asset does not hold (even Object's) left out.
+    expect(site.body.data.assets.byId.only).toEqual({ operator: 'Northwind Energy' });
   });
 
   it('pages forwards and backwards with no gaps or repeats, and refuses pages over the maximum', async () => {

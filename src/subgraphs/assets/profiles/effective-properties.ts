@@ -21,6 +21,18 @@ export function propertyDefaults(profile: Pick<EffectiveProfile, 'properties'>):
   return defaults;
 }
 
+const byName = new WeakMap<Pick<EffectiveProfile, 'properties'>, ReadonlyMap<string, unknown>>();
+
+/** {@link propertyDefaults} by name, worked out once per profile object. */
+export function defaultsByName(profile: Pick<EffectiveProfile, 'properties'>): ReadonlyMap<string, unknown> {
+  let defaults = byName.get(profile);
+  if (defaults === undefined) {
+    defaults = new Map(propertyDefaults(profile));
+    byName.set(profile, defaults);
+  }
+  return defaults;
+}
+
 /**
  * What an asset shows for its properties: each stored value, else the profile's default.
  *
