@@ -16,6 +16,7 @@ import {
   isListType,
   isObjectType,
   Kind,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   valueFromASTUntyped,
 } from 'graphql';
@@ -46,6 +47,34 @@ export function estimateCost(
 ): number {
   const operation = getOperationAST(document, operationName);
   if (!operation) return 0;
+  // Without variables the cost is the document's: priced once per parsed document and schema.
+  if (operation.variableDefinitions?.length) return price(schema, document, operation, variables);
+  let bySchema = priced.get(schema);
+  if (!bySchema) {
+    bySchema = new WeakMap();
+    priced.set(schema, bySchema);
+  }
+  let byOperation = bySchema.get(document);
+  if (!byOperation) {
+    byOperation = new Map();
+    bySchema.set(document, byOperation);
+  }
+  let cost = byOperation.get(operation);
+  if (cost === undefined) {
+    cost = price(schema, document, operation, undefined);
+    byOperation.set(operation, cost);
+  }
+  return cost;
+}
+
+const priced = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<OperationDefinitionNode, number>>>();
+
+function price(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+): number {
   const root = schema.getRootType(operation.operation);
   if (!root) return 0;
   const fragments = new Map<string, FragmentDefinitionNode>();
