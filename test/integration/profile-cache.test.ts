@@ -90,6 +90,35 @@ describe.runIf(postgres)('profile definitions between requests (PostgreSQL)', ()
     expect(await eventually(a, headersA, 'Well')).toBe('Well');
   });
 
+  it("keeps the names of a group's profiles too: a profile added unannounced is not reached until announced", async () => {
+    const FILTERED = (profile: string) =>
+      `{ assets(profile: "${profile}") { all(first: 1, filter: { property: { name: "status", equals: "producing" } }) { edges { node { id } } } } }`;
+    // A filtered page reads every profile of the group (a filter may reach any): now kept.
+    expect((await a.graphql(FILTERED('well'), {}, headersA)).body.errors).toBeUndefined();
+    await elsewhere(
+      `begin; set local session_replication_role = replica;
+       insert into asset_profiles
+         select (jsonb_populate_record(null::asset_profiles, to_jsonb(p) || '{"profile": "pump"}')).*
+         from asset_profiles p where user_group = 'demo' and profile = 'well';
+       commit;`,
+    );
+    try {
+      // The profile itself is read (it is not kept yet), but the names kept do not hold it.
+      const unseen = await a.graphql(FILTERED('pump'), {}, headersA);
+      expect(unseen.body.errors?.[0]?.message).toBe('There is no profile pump.');
+      await elsewhere(`select pg_notify('assetql_profiles', '')`);
+      const until = Date.now() + 3_000;
+      let seen = await a.graphql(FILTERED('pump'), {}, headersA);
+      while (seen.body.errors && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 20));
+        seen = await a.graphql(FILTERED('pump'), {}, headersA);
+      }
+      expect(seen.body.errors).toBeUndefined();
+    } finally {
+      await elsewhere(`delete from asset_profiles where user_group = 'demo' and profile = 'pump'`);
+    }
+  });
+
   it('a change by another process reaches this one, and the changing process sees it at once', async () => {
     expect(await titleIn(a, headersA)).toBe('Well');
     expect(await titleIn(b, headersB)).toBe('Well');

@@ -14,6 +14,8 @@ export interface AssetLoaders {
    * when it has not: a resolver of every row of a page then needs no promise for it.
    */
   loadedProfile(name: string): EffectiveProfile | null | undefined;
+  /** The names of every profile of the group, kept between requests as definitions are. */
+  profileNames(): Promise<readonly string[]>;
   asset: DataLoader<{ profile: string; id: string }, AssetRow | null, string>;
   related: DataLoader<RelatedKey, AssetRow[], string>;
   /** The dataset counters of a profile (one statement for every profile asked in a request). */
@@ -49,6 +51,12 @@ export function createAssetLoaders(
       return found;
     }),
     loadedProfile: (name) => loaded.get(name),
+    profileNames: () =>
+      profiles.names(group, async () =>
+        (
+          await db.selectFrom('asset_profiles').select('profile').where('user_group', '=', group).execute()
+        ).map((r) => r.profile),
+      ),
     asset: new DataLoader(
       async (keys) => {
         const rows = await assetsByKeys(db, group, keys);

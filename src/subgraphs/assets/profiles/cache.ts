@@ -23,6 +23,8 @@ const MAX_ENTRIES = 20_000;
  */
 export class ProfileCache {
   #entries = new Map<string, EffectiveProfile | null>();
+  /** The names of each group's profiles, by group. */
+  #names = new Map<string, readonly string[]>();
   #generation = 0;
   #live = false;
 
@@ -41,6 +43,23 @@ export class ProfileCache {
   invalidate(): void {
     this.#generation++;
     this.#entries.clear();
+    this.#names.clear();
+  }
+
+  /**
+   * The names of `group`'s profiles, from memory where kept, else by `fetch` (a filter or a
+   * saved filter may reach any profile of the group, so each such request needs them all).
+   */
+  async names(group: string, fetch: () => Promise<string[]>): Promise<readonly string[]> {
+    const kept = this.#live ? this.#names.get(group) : undefined;
+    if (kept) return kept;
+    const generation = this.#generation;
+    const fetched = Object.freeze(await fetch());
+    if (this.#live && generation === this.#generation) {
+      if (this.#names.size >= MAX_ENTRIES) this.#names.clear();
+      this.#names.set(group, fetched);
+    }
+    return fetched;
   }
 
   /** The profiles `names` of `group`, from memory where kept, the rest by one call of `fetch`. */

@@ -39,13 +39,8 @@ export async function asCaller<T>(
 
 /** Every profile of the caller's group: relationship predicates may reach any of them. */
 export async function allProfiles(ctx: AssetsContext): Promise<Map<string, EffectiveProfile>> {
-  const { userGroup } = tenant(ctx);
-  const names = await ctx.db
-    .selectFrom('asset_profiles')
-    .select('profile')
-    .where('user_group', '=', userGroup)
-    .execute();
-  const loaded = await ctx.loaders.profile.loadMany(names.map((n) => n.profile));
+  tenant(ctx);
+  const loaded = await ctx.loaders.profile.loadMany(await ctx.loaders.profileNames());
   return new Map(
     loaded
       .filter((p): p is EffectiveProfile => p !== null && !(p instanceof Error))
