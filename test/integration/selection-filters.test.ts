@@ -149,6 +149,45 @@ describe('asset selection filters (§2.6, §4.3)', () => {
     expect(read.body.data.assetFilter).toEqual({ displayName: 'Producing, deep', audit: { version: 2 } });
   });
 
+  it('lets one of concurrent edits of the same version through, renames and filter changes alike', async () => {
+    const kept = (
+      await t.graphql<any>('{ assetFilter(id: "producing-wells") { description filter } }', {}, demo)
+    ).body.data.assetFilter;
+    const version = async () =>
+      (await t.graphql<any>('{ assetFilter(id: "producing-wells") { audit { version } } }', {}, demo)).body
+        .data.assetFilter.audit.version as number;
+    for (const change of [
+      (i: number) => ({ displayName: `Rename ${i}` }),
+      (i: number) => ({ description: `Note ${i}`, filter: { property: { name: 'depth', gt: 1000 + i } } }),
+    ]) {
+      const before = await version();
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          t.graphql<any>(
+            UPDATE,
+            { input: { id: 'producing-wells', expectedVersion: before, ...change(i) } },
+            demo,
+          ),
+        ),
+      );
+      const types = answers.map((a) => a.body.data.updateAssetFilter.errors[0]?.type ?? 'ok');
+      expect(types.filter((x) => x === 'ok')).toHaveLength(1);
+      expect(types.filter((x) => x === 'VERSION_CONFLICT')).toHaveLength(7);
+      expect(await version()).toBe(before + 1);
+    }
+    const restored = await t.graphql<any>(UPDATE, { input: { id: 'producing-wells', ...kept } }, demo);
+    expect(restored.body.data.updateAssetFilter.errors).toEqual([]);
+    // A rename of another group's filter finds nothing (tenancy on the one-statement path too).
+    const foreign = await t.graphql<any>(
+      UPDATE,
+      { input: { id: 'producing-wells', displayName: 'Mine' } },
+      east,
+    );
+    expect(foreign.body.data.updateAssetFilter.errors[0].type).toBe('NOT_FOUND');
+    const invalid = await t.graphql<any>(UPDATE, { input: { id: 'nope', displayName: ' ' } }, demo);
+    expect(invalid.body.data.updateAssetFilter.errors[0].type).toBe('NOT_FOUND');
+  });
+
   it('resolves to the assets it selects, paginated', async () => {
     const rows = await t.database.db
       .selectFrom('assets')

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { fail, ok, type Result } from '../../shared/result.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetErrorType } from './error-codes.ts';
@@ -149,6 +149,11 @@ export async function updateSelectionFilter(
   input: UpdateFilter,
   profiles: ProfileLookup,
 ): Promise<FilterOutcome> {
+  const renamed =
+    input.filter === undefined && input.subProfiles === undefined
+      ? await rename(db, group, username, input)
+      : undefined;
+  if (renamed) return renamed;
   return db.transaction().execute(async (trx): Promise<FilterOutcome> => {
     const current = await trx
       .selectFrom('asset_filters')
@@ -194,6 +199,46 @@ export async function updateSelectionFilter(
       .executeTakeFirstOrThrow();
     return ok(row as SelectionFilterRow);
   });
+}
+
+/**
+ * A change of name or description alone, valid, needs nothing of the stored filter (its profile
+ * exists while it does: the foreign key cascades), so it is one statement that moves the version
+ * only where it is the one expected; which of the two it was not is read only then. Undefined for
+ * any other change, or an invalid one, which the transaction above answers as before.
+ */
+async function rename(
+  db: Kysely<Tables>,
+  group: string,
+  username: string,
+  input: UpdateFilter,
+): Promise<FilterOutcome | undefined> {
+  const changes: Record<string, unknown> = {};
+  if (input.displayName !== undefined) {
+    const name = input.displayName?.trim() ?? '';
+    if (!name || name.length > 500) return undefined;
+    changes.display_name = name;
+  }
+  if ((input.description?.length ?? 0) > MAX_FILTER_DESCRIPTION) return undefined;
+  if (input.description !== undefined) changes.description = input.description;
+  const expected = input.expectedVersion;
+  const row = await db
+    .updateTable('asset_filters')
+    .set({ ...changes, version: sql<number>`version + 1`, updated_at: new Date(), updated_by: username })
+    .where('user_group', '=', group)
+    .where('id', '=', input.id)
+    .$if(expected != null, (q) => q.where('version', '=', expected!))
+    .returningAll()
+    .executeTakeFirst();
+  if (row) return ok(row as SelectionFilterRow);
+  const current = await db
+    .selectFrom('asset_filters')
+    .select('version')
+    .where('user_group', '=', group)
+    .where('id', '=', input.id)
+    .executeTakeFirst();
+  if (!current) return fail('NOT_FOUND', `There is no asset filter ${input.id}.`);
+  return fail('VERSION_CONFLICT', `The filter is at version ${current.version}, not ${expected}; reload it.`);
 }
 
 export async function selectionFiltersOf(
