@@ -11,6 +11,7 @@ import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { corsPolicy } from './cors.ts';
 import { SCHEDULER_TIMING } from './fairness.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
+import { LOCAL_TRANSPORT, localTransport } from './local-transport.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
 import { useCsrf } from './plugins/use-csrf.ts';
 import {
@@ -20,7 +21,6 @@ import {
   useDirectExecution,
 } from './plugins/use-direct-execution.ts';
 import { demandControl, useDocumentLimits } from './plugins/use-document-limits.ts';
-import { type InProcessFetch, useInProcessFetch } from './plugins/use-in-process-fetch.ts';
 import { useInputLimits } from './plugins/use-input-limits.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
 import { type MetricsContext, useMetrics } from './plugins/use-metrics.ts';
@@ -29,9 +29,9 @@ import { type IdentityContext, useSessionIdentity } from './plugins/use-session-
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
 import { useTenantFairness } from './plugins/use-tenant-fairness.ts';
 import { useRoutes } from './routes/index.ts';
-import { forwardedRoute } from './routes/subgraph-routes.ts';
+import { forwardedRoute, type InProcessFetch } from './routes/subgraph-routes.ts';
 
-export type { InProcessFetch } from './plugins/use-in-process-fetch.ts';
+export type { InProcessFetch } from './routes/subgraph-routes.ts';
 
 export const GRAPHQL_PATH = '/api/graphql';
 export const EXPLORER_PATH = '/plugins/sr/apolloGraphql';
@@ -53,11 +53,12 @@ export interface GatewayOptions {
   >;
   /** The subgraphs as they declare themselves (routes, capabilities), with SDL and URL. */
   subgraphs: readonly SubgraphDefinition[];
-  /** Subgraphs served in this process, by URL origin; the gateway calls them directly. */
+  /** Subgraphs served in this process, by URL origin: their routes (downloads) are called directly. */
   inProcess?: ReadonlyMap<string, InProcessFetch>;
   /**
-   * Subgraphs in this process (the others are reached at their URL). With `directExecution`,
-   * an operation one subgraph answers alone goes to it whole (plugins/use-direct-execution.ts).
+   * Subgraphs in this process (the others are reached at their URL): planned operations' requests
+   * to them are executed here (local-transport.ts), and with `directExecution` an operation one
+   * subgraph answers alone goes to it whole (plugins/use-direct-execution.ts).
    */
   local?: readonly Subgraph[];
   /** Session resolution, as the auth subgraph defines it: the gateway reads no session itself. */
@@ -107,6 +108,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     sessionChangers: new Set(options.subgraphs.filter((s) => s.mayChangeSession).map((s) => s.name)),
   });
 
+  // The subgraphs in this process, as direct execution and the planner's local transport call them.
+  const localSubgraphs = (options.local ?? []).map(inProcessSubgraph);
+  const handOver = {
+    relayHeaders: sessionIdentity.relay,
+    traceSubgraphCall: options.tracing?.traceSubgraphCall,
+  };
+
   // Who runs next when tenants contend for this process (gateway/fairness.ts).
   const fairness = useTenantFairness({ ...config.fairness, ...SCHEDULER_TIMING }, metrics);
 
@@ -146,17 +154,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(config.directExecution
       ? [
           useDirectExecution({
-            subgraphs: options.subgraphs.map((definition) => {
-              const local = options.local?.find((s) => s.name === definition.name);
-              return local ? inProcessSubgraph(local) : remoteSubgraph(definition, config.upstreamTimeoutMs);
-            }),
-            relayHeaders: sessionIdentity.relay,
+            subgraphs: options.subgraphs.map(
+              (definition) =>
+                localSubgraphs.find((s) => s.name === definition.name) ??
+                remoteSubgraph(definition, config.upstreamTimeoutMs),
+            ),
             metrics,
-            traceSubgraphCall: options.tracing?.traceSubgraphCall,
+            ...handOver,
           }),
         ]
       : []),
-    ...(inProcess.size ? [useInProcessFetch(inProcess)] : []),
     useSubgraphErrors({ log }),
   ] as Plugin<RequestContext>[];
 
@@ -179,7 +186,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     upstreamTimeout: config.upstreamTimeoutMs,
     // Deduplicating identical in-flight subgraph queries never pays here (each request's
     // signed identity makes its subgraph requests unique) but deep-copies every result.
-    transportEntries: { '*.http': { options: { deduplicateInflightRequests: false } } },
+    transportEntries: {
+      '*.http': { options: { deduplicateInflightRequests: false } },
+      ...Object.fromEntries(localSubgraphs.map((s) => [s.name, { kind: LOCAL_TRANSPORT }])),
+    },
+    // Planned requests to the subgraphs in this process are executed here (gateway/local-transport.ts).
+    ...(localSubgraphs.length
+      ? {
+          transports: (kind: string) =>
+            kind === LOCAL_TRANSPORT
+              ? localTransport(localSubgraphs, { relayHeaders: sessionIdentity.relay })
+              : import('@graphql-mesh/transport-http'),
+        }
+      : {}),
     logging: process.env.ASSETQL_DEBUG_GATEWAY ? 'debug' : false,
     // Errors that are not GraphQL errors (a bug here) are logged in full and shown as a generic
     // message (src/shared/mask-error.ts); useMaskedErrors adds the correlation id.

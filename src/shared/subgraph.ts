@@ -134,6 +134,13 @@ export interface LocalOperation {
   /** Who is calling, as the gateway resolved it: in one process there is no header to verify. */
   identity: Identity;
   requestId: string;
+  /**
+   * Whether the document is one the caller hands again and again (a client's, kept by the
+   * gateway's document cache), so compiling it once pays: a query planner's subgraph documents
+   * are made anew for every request, and compiling each would cost more than running it.
+   * @default true
+   */
+  reused?: boolean;
 }
 
 export interface LocalResult {
@@ -370,7 +377,8 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       }
       try {
         const contextValue = await options.extendContext(base, LOCAL_REQUEST);
-        const query = compiledFor(operation.document, operation.operationName);
+        const query =
+          operation.reused === false ? null : compiledFor(operation.document, operation.operationName);
         result = query
           ? await query.query(undefined, contextValue, operation.variableValues ?? {})
           : await execute({

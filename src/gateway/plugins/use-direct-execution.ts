@@ -273,6 +273,8 @@ export interface DirectOperation {
   requestId: string;
   /** W3C trace context to send a subgraph reached over HTTP, when tracing is on. */
   traceHeaders?: Record<string, string>;
+  /** False for a document made for this request only (a planner's): not worth compiling. */
+  reused?: boolean;
 }
 
 /** A subgraph the gateway can hand whole operations to. */

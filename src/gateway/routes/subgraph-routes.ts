@@ -2,7 +2,12 @@ import { REQUEST_ID_HEADER } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { ownedStream } from '../../shared/streams.ts';
 import type { SubgraphRoute } from '../../shared/subgraph-descriptor.ts';
-import type { InProcessFetch } from '../plugins/use-in-process-fetch.ts';
+
+/** A subgraph reachable without a network hop: its server's fetch handler. */
+export type InProcessFetch = (
+  input: string | URL | Request,
+  init?: RequestInit,
+) => Response | Promise<Response>;
 
 /** A route a subgraph declares, bound to where that subgraph is reached. */
 export interface ForwardedRoute extends SubgraphRoute {

@@ -1,0 +1,57 @@
+import type { Transport } from '@graphql-mesh/transport-common';
+import type { DocumentNode, ExecutionResult } from 'graphql';
+import { ANONYMOUS } from '../shared/identity.ts';
+import type { CorrelationContext } from './plugins/use-correlation-id.ts';
+import type { DirectExecutionOptions, DirectSubgraph } from './plugins/use-direct-execution.ts';
+import type { IdentityContext } from './plugins/use-session-identity.ts';
+
+/** The transport kind of the subgraphs served in this process. */
+export const LOCAL_TRANSPORT = 'local';
+
+/**
+ * The runtime's transport for the subgraphs in this process (`transports` / `transportEntries`
+ * of the Hive Gateway runtime): a planned operation's request to one of them is executed against
+ * its schema as direct execution executes a whole operation (`Subgraph.executeLocally`: the
+ * subgraph's context, input limits, cost, response budget and error masking, the caller's
+ * identity handed over as it is, compiled once per document), and its answer handed to the
+ * planner as objects.
+ *
+ * Over the runtime's HTTP executor, each such request was printed, sent as JSON through the
+ * subgraph's server, answered as JSON and parsed again; and the executor (`@graphql-tools/executor-http`
+ * 3.4) tied every request's abort signal to one that lives as long as the executor, a listener
+ * removed only once a major collection has found the request's signal gone: thousands of
+ * listeners at a few hundred requests a second, each new one compared with all of them (13% of the
+ * CPU of an asset with its wells and issues).
+ *
+ * The runtime's subgraph hooks still run around it (upstream timeout, metrics, subgraph errors,
+ * tracing's `subgraph.execute` span): they wrap the executor, not the fetch.
+ */
+export function localTransport(
+  subgraphs: readonly DirectSubgraph[],
+  options: Pick<DirectExecutionOptions, 'relayHeaders'>,
+): Transport {
+  const byName = new Map(subgraphs.map((s) => [s.name, s]));
+  return {
+    getSubgraphExecutor({ subgraphName }) {
+      const subgraph = byName.get(subgraphName);
+      if (!subgraph) throw new Error(`no subgraph ${subgraphName} in this process`);
+      return async (request) => {
+        const context = (request.context ?? {}) as Partial<CorrelationContext & IdentityContext>;
+        const { result, responseHeaders } = await subgraph.execute({
+          document: request.document as DocumentNode,
+          operationName: request.operationName,
+          variableValues: request.variables,
+          // A request of the runtime's own, outside any client's, is nobody's.
+          identity: context.identity ?? ANONYMOUS,
+          signedIdentity: () => context.signedIdentity?.() ?? '',
+          requestId: context.requestId ?? '',
+          // The planner makes each request's subgraph documents anew: run, not compiled.
+          reused: false,
+        });
+        options.relayHeaders(subgraphName, responseHeaders, context);
+        // The runtime's executor type is generic in the data it returns; this returns the subgraph's.
+        return result as ExecutionResult<never>;
+      };
+    },
+  };
+}
