@@ -81,6 +81,13 @@ function price(
   for (const d of document.definitions)
     if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const vars = variables ?? {};
+  /**
+   * What each fragment costs at multiplier 1, by name and the sizes applied to its fields: a
+   * fragment costs the same wherever it is spread under the same sizes, scaled by the lists
+   * above it. Priced once each, a document that spreads fragments into fragments (four spreads of
+   * the next on each of 16 levels: 4^16 paths) is priced in time of its length, not of its paths.
+   */
+  const fragmentCosts = new Map<string, number>();
 
   /** The cost of a selection set on `parent`, each field multiplied by `multiplier`. */
   const selectionCost = (
@@ -103,8 +110,14 @@ function price(
         // A cycle is a validation error; it is never priced twice on one path.
         if (!fragment || seen.has(name)) continue;
         const on = schema.getType(fragment.typeCondition.name.value);
-        if (on)
-          total += selectionCost(fragment.selectionSet, on, multiplier, sized, new Set([...seen, name]));
+        if (!on) continue;
+        const key = sized.size ? `${name}\u0000${[...sized].join('\u0000')}` : name;
+        let unit = fragmentCosts.get(key);
+        if (unit === undefined) {
+          unit = selectionCost(fragment.selectionSet, on, 1, sized, new Set([...seen, name]));
+          fragmentCosts.set(key, unit);
+        }
+        total += multiplier * unit;
       }
     }
     return total;

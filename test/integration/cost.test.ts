@@ -176,6 +176,30 @@ describe('the cost of an operation', () => {
     const equipment = wells.flatMap((w: any) => w.related?.assets ?? []);
     expect(equipment.length).toBeGreaterThan(0);
   });
+
+  it('prices fragments spread into fragments once each: refused at once, anonymous or not, here or planned', async () => {
+    // 12^7 paths to the session, within the depth limit: pricing walked each path, an event loop
+    // held for minutes by ~250 tokens.
+    const fanOut = (last: string) =>
+      `{ ...F0 } ${Array.from({ length: 7 }, (_, i) => `fragment F${i} on Query { ${`...F${i + 1} `.repeat(12)}}`).join(' ')} fragment F7 on Query { ${last} }`;
+    expectCostRefusal(await gateway.graphql(fanOut('session { authenticated }'), {}, {}));
+    // Planned across two subgraphs it is refused too (by the depth its spreads reach there).
+    const planned = await gateway.graphql<any>(
+      fanOut('session { authenticated } issues { all(first: 2) { edges { node { id } } } }'),
+      {},
+      headers,
+    );
+    expect(planned.status).toBe(400);
+    expect(planned.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const subgraph = await assets.graphql(
+      fanOut('assetProfiles { byId(profile: "well") { profile } }'),
+      {},
+      {
+        [IDENTITY_HEADER]: signer.sign(DEMO),
+      },
+    );
+    expectCostRefusal(subgraph);
+  });
 });
 
 describe('the document limits of a subgraph', () => {
