@@ -1,5 +1,5 @@
 import type { Transport } from '@graphql-mesh/transport-common';
-import type { DocumentNode, ExecutionResult } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError } from 'graphql';
 import { ANONYMOUS } from '../shared/identity.ts';
 import type { CorrelationContext } from './plugins/use-correlation-id.ts';
 import type { DirectExecutionOptions, DirectSubgraph } from './plugins/use-direct-execution.ts';
@@ -49,9 +49,26 @@ export function localTransport(
           reused: false,
         });
         options.relayHeaders(subgraphName, responseHeaders, context);
+        // As over HTTP, where a subgraph's status stays with its own response: an error's HTTP
+        // status is the subgraph's, not the gateway's answer's.
+        const errors = result.errors?.some((e) => e.extensions?.http)
+          ? result.errors.map((e) => (e.extensions?.http ? withoutHttp(e) : e))
+          : result.errors;
         // The runtime's executor type is generic in the data it returns; this returns the subgraph's.
-        return result as ExecutionResult<never>;
+        return (errors === result.errors ? result : { ...result, errors }) as ExecutionResult<never>;
       };
     },
   };
+}
+
+function withoutHttp(error: GraphQLError): GraphQLError {
+  const { http: _, ...extensions } = error.extensions;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions,
+  });
 }

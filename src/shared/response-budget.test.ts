@@ -154,3 +154,43 @@ describe.each([
     expect(over.error?.extensions.code).toBe('RESPONSE_TOO_LARGE');
   });
 });
+
+describe('a field whose implementations return different types', () => {
+  // Holder.thing is Plain on H1 (whose `inner` is a plain property) and Wrapped on H2 (whose
+  // `inner` has a resolver): one field node, counted per type it returned.
+  const schema = buildSchema(`
+    type Query { holders: [Holder] }
+    interface Holder { thing: Thing }
+    interface Thing { id: Int inner: Inner }
+    type Inner { a: Int b: Int }
+    type Plain implements Thing { id: Int inner: Inner }
+    type Wrapped implements Thing { id: Int inner: Inner }
+    type H1 implements Holder { thing: Plain }
+    type H2 implements Holder { thing: Wrapped }
+  `);
+  const fields = (type: string) => (schema.getType(type) as GraphQLObjectType).getFields();
+  const inner = { a: 1, b: 2 };
+  fields('Query').holders!.resolve = () => [
+    { __typename: 'H2', thing: { __typename: 'Wrapped', id: 0, inner } },
+    ...Array.from({ length: 9 }, (_, id) => ({
+      __typename: 'H1',
+      thing: { __typename: 'Plain', id, inner },
+    })),
+  ];
+  fields('H1').thing!.resolve = (h: { thing: unknown }) => h.thing;
+  fields('H2').thing!.resolve = (h: { thing: unknown }) => h.thing;
+  fields('Wrapped').inner!.resolve = (w: { inner: unknown }) => w.inner;
+  chargeFieldsResolved(schema);
+  const document = parse('{ holders { thing { id inner { a b } } } }');
+  // holders: 10 × thing; H2's thing: id, inner (2), its inner charging a, b (2); each of 9 H1's
+  // thing: id, inner and inner's a, b (4).
+  const exact = 10 + 2 + 2 + 9 * 4;
+
+  it('is charged for each type it returns, the first one seen not standing for the others', async () => {
+    const within = new ResponseBudget({ maxFields: exact, maxRelated: 1_000 });
+    expect((await execute({ schema, document, contextValue: { budget: within } })).errors).toBeUndefined();
+    const over = new ResponseBudget({ maxFields: exact - 1, maxRelated: 1_000 });
+    await execute({ schema, document, contextValue: { budget: over } });
+    expect(over.error?.extensions.code).toBe('RESPONSE_TOO_LARGE');
+  });
+});

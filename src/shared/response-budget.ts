@@ -158,11 +158,13 @@ export function stoppedResult(budget: ResponseBudget | undefined) {
 export function chargeFieldsResolved(schema: GraphQLSchema): void {
   const inline = new Set<string>();
   const selected = new SelectedFields(schema, inline);
+  // A root field has no parent to be charged with.
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]);
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       if (!isCompositeType(getNamedType(field.type))) continue;
-      if (!field.resolve && !isListType(getNullableType(field.type))) {
+      if (!field.resolve && !roots.has(type) && !isListType(getNullableType(field.type))) {
         inline.add(`${type.name}.${field.name}`);
         continue;
       }
@@ -206,7 +208,8 @@ function countItems(value: unknown): number {
  * or none when it is null: an upper bound again).
  */
 class SelectedFields {
-  readonly #cache = new WeakMap<FieldNode, number>();
+  /** By field node and the type it returned there (an interface's field may return several). */
+  readonly #cache = new WeakMap<FieldNode, Map<GraphQLCompositeType, number>>();
   readonly #schema: GraphQLSchema;
   /** `Type.field` coordinates whose selections their parent's charge counts. */
   readonly #inline: ReadonlySet<string>;
@@ -220,10 +223,15 @@ class SelectedFields {
     const type = getNamedType(info.returnType) as GraphQLCompositeType;
     const [first] = info.fieldNodes;
     if (info.fieldNodes.length === 1 && first) {
-      let n = this.#cache.get(first);
+      let byType = this.#cache.get(first);
+      if (!byType) {
+        byType = new Map();
+        this.#cache.set(first, byType);
+      }
+      let n = byType.get(type);
       if (n === undefined) {
         n = this.#count(first.selectionSet, type, info, new Set());
-        this.#cache.set(first, n);
+        byType.set(type, n);
       }
       return n;
     }

@@ -237,7 +237,9 @@ async function rename(
     .where('user_group', '=', group)
     .where('id', '=', input.id)
     .executeTakeFirst();
-  if (!current) return fail('NOT_FOUND', `There is no asset filter ${input.id}.`);
+  // Without an expected version only a missing filter changes nothing (one made since is not the
+  // one this asked to change).
+  if (!current || expected == null) return fail('NOT_FOUND', `There is no asset filter ${input.id}.`);
   return fail('VERSION_CONFLICT', `The filter is at version ${current.version}, not ${expected}; reload it.`);
 }
 
