@@ -110,10 +110,6 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   // The subgraphs in this process, as direct execution and the planner's local transport call them.
   const localSubgraphs = (options.local ?? []).map(inProcessSubgraph);
-  const handOver = {
-    relayHeaders: sessionIdentity.relay,
-    traceSubgraphCall: options.tracing?.traceSubgraphCall,
-  };
 
   // Who runs next when tenants contend for this process (gateway/fairness.ts).
   const fairness = useTenantFairness({ ...config.fairness, ...SCHEDULER_TIMING }, metrics);
@@ -159,8 +155,9 @@ export function createGateway(options: GatewayOptions): Gateway {
                 localSubgraphs.find((s) => s.name === definition.name) ??
                 remoteSubgraph(definition, config.upstreamTimeoutMs),
             ),
+            relayHeaders: sessionIdentity.relay,
             metrics,
-            ...handOver,
+            traceSubgraphCall: options.tracing?.traceSubgraphCall,
           }),
         ]
       : []),

@@ -171,15 +171,9 @@ export async function updateSelectionFilter(
     }
     const profile = profiles(current.profile);
     if (!profile) return fail('NOT_FOUND', `There is no profile ${current.profile}.`);
-    const changes: Record<string, unknown> = {};
-    if (input.displayName !== undefined) {
-      const name = input.displayName?.trim() ?? '';
-      if (!name || name.length > 500)
-        return fail('INVALID_INPUT', 'displayName must have 1 to 500 characters.');
-      changes.display_name = name;
-    }
-    if ((input.description?.length ?? 0) > MAX_FILTER_DESCRIPTION) return DESCRIPTION_TOO_LONG;
-    if (input.description !== undefined) changes.description = input.description;
+    const described = nameAndDescription(input);
+    if (!described.ok) return described;
+    const changes = described.value;
     if (input.filter !== undefined) {
       const check = validateFilter(input.filter, profile, profiles);
       if (!check.ok) return fail('INVALID_FILTER', check.message);
@@ -213,34 +207,48 @@ async function rename(
   username: string,
   input: UpdateFilter,
 ): Promise<FilterOutcome | undefined> {
-  const changes: Record<string, unknown> = {};
-  if (input.displayName !== undefined) {
-    const name = input.displayName?.trim() ?? '';
-    if (!name || name.length > 500) return undefined;
-    changes.display_name = name;
-  }
-  if ((input.description?.length ?? 0) > MAX_FILTER_DESCRIPTION) return undefined;
-  if (input.description !== undefined) changes.description = input.description;
+  const described = nameAndDescription(input);
+  if (!described.ok) return undefined;
   const expected = input.expectedVersion;
   const row = await db
     .updateTable('asset_filters')
-    .set({ ...changes, version: sql<number>`version + 1`, updated_at: new Date(), updated_by: username })
+    .set({
+      ...described.value,
+      version: sql<number>`version + 1`,
+      updated_at: new Date(),
+      updated_by: username,
+    })
     .where('user_group', '=', group)
     .where('id', '=', input.id)
     .$if(expected != null, (q) => q.where('version', '=', expected!))
     .returningAll()
     .executeTakeFirst();
   if (row) return ok(row as SelectionFilterRow);
+  // Without an expected version only a missing filter changes nothing (one made since is not the
+  // one this asked to change).
+  if (expected == null) return fail('NOT_FOUND', `There is no asset filter ${input.id}.`);
   const current = await db
     .selectFrom('asset_filters')
     .select('version')
     .where('user_group', '=', group)
     .where('id', '=', input.id)
     .executeTakeFirst();
-  // Without an expected version only a missing filter changes nothing (one made since is not the
-  // one this asked to change).
-  if (!current || expected == null) return fail('NOT_FOUND', `There is no asset filter ${input.id}.`);
+  if (!current) return fail('NOT_FOUND', `There is no asset filter ${input.id}.`);
   return fail('VERSION_CONFLICT', `The filter is at version ${current.version}, not ${expected}; reload it.`);
+}
+
+/** The columns a new name or description sets, each checked as create checks it. */
+function nameAndDescription(input: UpdateFilter): Result<Record<string, unknown>, AssetErrorType> {
+  const changes: Record<string, unknown> = {};
+  if (input.displayName !== undefined) {
+    const name = input.displayName?.trim() ?? '';
+    if (!name || name.length > 500)
+      return fail('INVALID_INPUT', 'displayName must have 1 to 500 characters.');
+    changes.display_name = name;
+  }
+  if ((input.description?.length ?? 0) > MAX_FILTER_DESCRIPTION) return DESCRIPTION_TOO_LONG;
+  if (input.description !== undefined) changes.description = input.description;
+  return ok(changes);
 }
 
 export async function selectionFiltersOf(
