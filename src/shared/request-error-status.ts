@@ -15,9 +15,12 @@ export function useRequestErrorStatus() {
   return {
     onResultProcess({ result }: { result: unknown }) {
       for (const one of Array.isArray(result) ? result : [result]) {
-        if (!one || typeof one !== 'object' || (one as { data?: unknown }).data != null) continue;
+        if (!one || typeof one !== 'object') continue;
+        // Errors first: an answer passed on as a subgraph's JSON text has none, and reading its
+        // `data` would parse the text only to look at it (use-direct-execution.ts, passedOn).
         const errors = (one as { errors?: readonly { extensions?: Record<string, unknown> }[] }).errors;
-        for (const error of errors ?? []) {
+        if (!errors?.length || (one as { data?: unknown }).data != null) continue;
+        for (const error of errors) {
           const extensions = error.extensions;
           if (!extensions) continue;
           delete extensions.originalError;
