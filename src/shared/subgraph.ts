@@ -5,20 +5,15 @@ import {
   type ExecutionResult,
   execute,
   GraphQLError,
-  type GraphQLInputType,
   type GraphQLSchema,
-  getNamedType,
-  getOperationAST,
-  isInputObjectType,
   parse,
-  typeFromAST,
 } from 'graphql';
-import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { createYoga } from 'graphql-yoga';
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from '../config/index.ts';
 import { clientAddress } from './client-address.ts';
 import type { Clock } from './clock.ts';
+import { CompiledOperations, useCompiledExecution } from './compiled-operations.ts';
 import { estimateCost } from './cost.ts';
 import { csrfRejection, isCrossSiteSendable } from './csrf.ts';
 import { createDocumentCache, parserCacheStores, useForgetInvalid } from './document-cache.ts';
@@ -195,40 +190,8 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
   const log = options.log.child({ subgraph: options.name });
   const pendingHeaders = new WeakMap<Request, Headers>();
   const mask = (error: unknown) => maskError(error, log, 'unexpected error in resolver');
-  // Operations executed in process are compiled once per document (graphql-jit): arguments,
-  // field plans and serialisers are worked out once instead of for every field of every row.
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
-  const compiledFor = (document: DocumentNode, operationName: string | null | undefined) => {
-    let byName = compiled.get(document);
-    if (!byName) {
-      byName = new Map();
-      compiled.set(document, byName);
-    }
-    const key = operationName ?? '';
-    let query = byName.get(key);
-    if (query === undefined) {
-      if (takesRecursiveInput(document, operationName)) {
-        query = null;
-      } else {
-        const made = compileQuery(schema, document, operationName ?? undefined);
-        query = isCompiledQuery(made) ? made : null;
-      }
-      byName.set(key, query);
-    }
-    return query;
-  };
-  // graphql-jit unrolls the coercion of a recursive input type (AssetFilter: and, or, not,
-  // related) into code that grows exponentially: compiling one document with an `AssetFilter`
-  // variable took 12-16 s of CPU, and a client can send a new such document each time. Those
-  // run on graphql-js instead; what they gain from compiling is small beside their queries.
-  const recursive = recursiveInputTypes(schema);
-  const takesRecursiveInput = (document: DocumentNode, operationName: string | null | undefined) => {
-    const operation = getOperationAST(document, operationName);
-    return (operation?.variableDefinitions ?? []).some((v) => {
-      const type = typeFromAST(schema, v.type as never) as GraphQLInputType | undefined;
-      return type !== undefined && recursive.has(getNamedType(type).name);
-    });
-  };
+  // Operations compiled once per document with graphql-jit, for both ways in (compiled-operations.ts).
+  const compiled = new CompiledOperations(schema);
   const metrics = options.metrics ?? NO_METRICS;
   const baseContext = (identity: Identity, requestId: string): BaseContext => ({
     identity,
@@ -302,6 +265,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
         },
       },
       useInputLimits(inputLimits),
+      useCompiledExecution(compiled),
       useRequestErrorStatus(),
       {
         async onRequest({ request, url, endResponse, setRequest }) {
@@ -378,7 +342,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       try {
         const contextValue = await options.extendContext(base, LOCAL_REQUEST);
         const query =
-          operation.reused === false ? null : compiledFor(operation.document, operation.operationName);
+          operation.reused === false ? null : compiled.get(operation.document, operation.operationName);
         result = query
           ? await query.query(undefined, contextValue, operation.variableValues ?? {})
           : await execute({
@@ -399,30 +363,6 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       return { result, responseHeaders: base.responseHeaders };
     },
   };
-}
-
-/** The input object types from which a cycle of input types can be reached (a recursive filter). */
-export function recursiveInputTypes(schema: GraphQLSchema): Set<string> {
-  const result = new Set<string>();
-  const done = new Set<string>();
-  const onPath = new Set<string>();
-  // Depth-first; a type reaches a cycle when a field's type is on the path, or reaches one.
-  const visit = (name: string): boolean => {
-    if (onPath.has(name)) return true;
-    if (done.has(name)) return result.has(name);
-    const type = schema.getType(name);
-    if (!isInputObjectType(type)) return false;
-    onPath.add(name);
-    let reaches = false;
-    for (const field of Object.values(type.getFields()))
-      if (visit(getNamedType(field.type).name)) reaches = true;
-    onPath.delete(name);
-    done.add(name);
-    if (reaches) result.add(name);
-    return reaches;
-  };
-  for (const name of Object.keys(schema.getTypeMap())) visit(name);
-  return result;
 }
 
 /** Context factories take the HTTP request; executed in process there is none to read. */
