@@ -111,6 +111,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   // The subgraphs in this process, as direct execution and the planner's local transport call them.
   const localSubgraphs = (options.local ?? []).map(inProcessSubgraph);
 
+  // Where an operation one subgraph answers alone goes whole: in this process or over HTTP.
+  const directSubgraphs = config.directExecution
+    ? options.subgraphs.map(
+        (definition) =>
+          localSubgraphs.find((s) => s.name === definition.name) ??
+          remoteSubgraph(definition, config.upstreamTimeoutMs),
+      )
+    : [];
+
   // Who runs next when tenants contend for this process (gateway/fairness.ts).
   const fairness = useTenantFairness({ ...config.fairness, ...SCHEDULER_TIMING }, metrics);
 
@@ -150,11 +159,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(config.directExecution
       ? [
           useDirectExecution({
-            subgraphs: options.subgraphs.map(
-              (definition) =>
-                localSubgraphs.find((s) => s.name === definition.name) ??
-                remoteSubgraph(definition, config.upstreamTimeoutMs),
-            ),
+            subgraphs: directSubgraphs,
             relayHeaders: sessionIdentity.relay,
             metrics,
             traceSubgraphCall: options.tracing?.traceSubgraphCall,
@@ -222,6 +227,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     async close() {
       fairness.close();
       await runtime.dispose();
+      await Promise.all(directSubgraphs.map((s) => s.close?.()));
     },
   };
 }
