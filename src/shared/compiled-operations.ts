@@ -18,30 +18,27 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
-/** Not compiled (yet): the first execution of a document, or one graphql-jit must not compile. */
-const ONCE = Symbol('seen once');
-
 /**
  * A subgraph's operations compiled with graphql-jit, once per parsed document: arguments, field
  * plans and serialisers are worked out once instead of for every field of every row.
  *
- * A document is compiled on its second execution, not its first: compiling costs several
- * executions' worth of CPU, so a document run once (an explorer's query, a client sending a new
- * text each time) is executed by graphql-js and never compiled. The cache is keyed by the
- * DocumentNode, which the parser caches hand back for the same text and drop with it, so it
- * holds no more documents than they do.
+ * A document is compiled on its first execution: compiling on the second instead, so that a text
+ * sent once is never compiled, was measured and not kept (a page of 1,000 wells cost more on
+ * graphql-js than compiled on the spot; docs/performance.md, "Noisy neighbour"). The cache is
+ * keyed by the DocumentNode, which the parser caches hand back for the same text and drop with
+ * it, so it holds no more documents than they do.
  */
 export class CompiledOperations {
   readonly #schema: GraphQLSchema;
   readonly #recursive: ReadonlySet<string>;
-  readonly #compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null | typeof ONCE>>();
+  readonly #compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
 
   constructor(schema: GraphQLSchema) {
     this.#schema = schema;
     this.#recursive = recursiveInputTypes(schema);
   }
 
-  /** The compiled operation, or null to execute this time with graphql-js. */
+  /** The compiled operation, or null to execute it with graphql-js. */
   get(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
     let byName = this.#compiled.get(document);
     if (!byName) {
@@ -50,11 +47,7 @@ export class CompiledOperations {
     }
     const key = operationName ?? '';
     const known = byName.get(key);
-    if (known === undefined) {
-      byName.set(key, ONCE);
-      return null;
-    }
-    if (known !== ONCE) return known;
+    if (known !== undefined) return known;
     let query: CompiledQuery | null = null;
     if (!this.#takesRecursiveInput(document, operationName)) {
       const made = compileQuery(this.#schema, document, operationName ?? undefined);

@@ -7,14 +7,19 @@ describe('useRequestErrorStatus', () => {
   it('answers a request error 400 under every media type, and leaves partial data alone', () => {
     const refused = {
       data: null,
-      errors: [{ extensions: { code: 'BAD_REQUEST', http: { spec: true }, originalError: { message: 'x' } } }],
+      errors: [
+        { extensions: { code: 'BAD_REQUEST', http: { spec: true }, originalError: { message: 'x' } } },
+      ],
     };
     const partial = {
       data: { a: 1 },
       errors: [{ extensions: { code: 'BAD_REQUEST', http: { spec: true } } }],
     };
     onResultProcess({ result: [refused, partial] });
-    expect(refused.errors[0]!.extensions).toEqual({ code: 'BAD_REQUEST', http: { spec: false, status: 400 } });
+    expect(refused.errors[0]!.extensions).toEqual({
+      code: 'BAD_REQUEST',
+      http: { spec: false, status: 400 },
+    });
     expect(partial.errors[0]!.extensions).toEqual({ code: 'BAD_REQUEST', http: { spec: true } });
   });
 
