@@ -49,7 +49,13 @@ export class CompiledOperations {
     const known = byName.get(key);
     if (known !== undefined) return known;
     let query: CompiledQuery | null = null;
-    if (!this.#takesRecursiveInput(document, operationName)) {
+    const operation = getOperationAST(document, operationName);
+    if (
+      operation &&
+      operation.operation !== 'subscription' &&
+      !this.#takesRecursiveInput(operation) &&
+      expandedFields(document, operation, MAX_COMPILED_FIELDS) <= MAX_COMPILED_FIELDS
+    ) {
       const made = compileQuery(this.#schema, document, operationName ?? undefined);
       if (isCompiledQuery(made)) query = made;
     }
@@ -57,13 +63,31 @@ export class CompiledOperations {
     return query;
   }
 
+  /**
+   * The compiled operation for one request, or null to execute it with graphql-js: also null when
+   * the request leaves out, or sends null for, a variable that has a default (graphql-jit refuses
+   * a left-out non-null one, and takes the default for a null).
+   */
+  forRequest(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Readonly<Record<string, unknown>> | null | undefined,
+  ): CompiledQuery | null {
+    const query = this.get(document, operationName);
+    if (!query) return null;
+    const operation = getOperationAST(document, operationName);
+    const defaulted = operation?.variableDefinitions?.some(
+      (v) => v.defaultValue !== undefined && (variables?.[v.variable.name.value] ?? undefined) === undefined,
+    );
+    return defaulted ? null : query;
+  }
+
   // graphql-jit unrolls the coercion of a recursive input type (AssetFilter: and, or, not,
   // related) into code that grows exponentially: compiling one document with an `AssetFilter`
   // variable took 12-16 s of CPU, and a client can send a new such document each time. Those
   // run on graphql-js instead; what they gain from compiling is small beside their queries.
-  #takesRecursiveInput(document: DocumentNode, operationName: string | null | undefined): boolean {
-    const operation = getOperationAST(document, operationName);
-    return (operation?.variableDefinitions ?? []).some((v) => {
+  #takesRecursiveInput(operation: OperationDefinitionNode): boolean {
+    return (operation.variableDefinitions ?? []).some((v) => {
       const type = typeFromAST(this.#schema, v.type as never) as GraphQLInputType | undefined;
       return type !== undefined && this.#recursive.has(getNamedType(type).name);
     });
@@ -84,34 +108,104 @@ export function useCompiledExecution(operations: CompiledOperations) {
       args: ExecutionArgs;
       setExecuteFn(fn: (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult): void;
     }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation || operation.operation === 'subscription') return;
-      const query = operations.get(args.document, args.operationName);
+      const query = operations.forRequest(args.document, args.operationName, args.variableValues);
       if (!query) return;
+      const operation = getOperationAST(args.document, args.operationName)!;
       // Bad variables are left to the executor the subgraph would use anyway, for its errors.
       const variables = (args.variableValues ?? {}) as Record<string, unknown>;
       if (getVariableValues(args.schema, operation.variableDefinitions ?? [], variables).errors) return;
-      setExecuteFn(async (a) => {
-        const result = (await query.query(a.rootValue, a.contextValue, variables)) as ExecutionResult;
-        if (!result.errors?.length) return result;
-        // graphql-jit's field errors carry their location but not their node, from which Yoga
-        // writes it (it rebuilds every error it answers): the node is found as graphql-js has it.
-        const located = result.errors.map((e) => {
-          if (e.nodes?.length || !e.path) return e;
-          const node = fieldAt(a.document, operation, e.path);
-          return node
-            ? new GraphQLError(e.message, {
-                nodes: [node],
-                path: e.path,
-                originalError: e.originalError ?? undefined,
-                extensions: e.extensions,
-              })
-            : e;
-        });
-        return { ...result, errors: located };
-      });
+      setExecuteFn(async (a) =>
+        settled(
+          (await query.query(a.rootValue, a.contextValue, variables)) as ExecutionResult,
+          a.document,
+          operation,
+        ),
+      );
     },
   };
+}
+
+/**
+ * A compiled operation's result with its errors as graphql-js makes them, for the error masking
+ * that follows. An error graphql-jit raised itself (a null in a non-null field, a value a scalar
+ * could not serialise) has no original error, so the mask would show its message as a client's
+ * error: it gets one, and is masked and logged as unexpected, as graphql-js's are; except an
+ * invalid argument, which is the client's. And a field error's node (graphql-jit gives its
+ * location only, and Yoga writes locations from nodes) is found by its path.
+ */
+export function settled(
+  result: ExecutionResult,
+  document: DocumentNode,
+  operation: OperationDefinitionNode | null | undefined,
+): ExecutionResult {
+  if (!result.errors?.length) return result;
+  const errors = result.errors.map((e) => {
+    if (e.originalError && (e.nodes?.length || !e.path)) return e;
+    const field = e.path && operation ? fieldAt(document, operation, e.path) : undefined;
+    // An argument the client's variables made invalid (a null for a non-null argument) is the
+    // client's error, shown as graphql-js shows it, at the argument's value.
+    const argument = !e.originalError && /^Argument "([^"]+)"/.exec(e.message)?.[1];
+    if (argument) {
+      const node = field?.arguments?.find((a) => a.name.value === argument)?.value ?? field;
+      return new GraphQLError(e.message, {
+        nodes: node ? [node] : undefined,
+        path: e.path,
+        extensions: e.extensions,
+      });
+    }
+    const node = e.nodes?.[0] ?? field;
+    return new GraphQLError(e.message, {
+      nodes: node ? [node] : undefined,
+      path: e.path,
+      originalError: e.originalError ?? new Error(e.message),
+      extensions: e.extensions,
+    });
+  });
+  // Errors first, as graphql-js writes them.
+  const { errors: _, ...rest } = result;
+  return { errors, ...rest };
+}
+
+/** Operations with more fields than this, fragments expanded, are not compiled (graphql-js runs them). */
+export const MAX_COMPILED_FIELDS = 500;
+
+/**
+ * How many fields an operation selects with its fragments expanded, counted up to `limit` (+1):
+ * what graphql-jit generates code for. Each fragment is counted once and its count reused, so
+ * the count takes time linear in the document, however its fragments fan out.
+ */
+export function expandedFields(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  limit: number,
+): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const counted = new Map<string, number>();
+  const count = (set: SelectionSetNode | undefined, path: Set<string>): number => {
+    let n = 0;
+    for (const selection of set?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) n += 1 + count(selection.selectionSet, path);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) n += count(selection.selectionSet, path);
+      else {
+        const name = selection.name.value;
+        let c = counted.get(name);
+        if (c === undefined) {
+          // A cycle is a validation error; counted as over the limit if it gets here.
+          if (path.has(name)) return limit + 1;
+          path.add(name);
+          c = count(fragments.get(name)?.selectionSet, path);
+          path.delete(name);
+          counted.set(name, c);
+        }
+        n += c;
+      }
+      if (n > limit) return limit + 1;
+    }
+    return n;
+  };
+  return count(operation.selectionSet, new Set());
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   execute,
   GraphQLError,
   type GraphQLSchema,
+  getOperationAST,
   parse,
 } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
@@ -13,7 +14,7 @@ import { createYoga } from 'graphql-yoga';
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from '../config/index.ts';
 import { clientAddress } from './client-address.ts';
 import type { Clock } from './clock.ts';
-import { CompiledOperations, useCompiledExecution } from './compiled-operations.ts';
+import { CompiledOperations, settled, useCompiledExecution } from './compiled-operations.ts';
 import { estimateCost } from './cost.ts';
 import { csrfRejection, isCrossSiteSendable } from './csrf.ts';
 import { createDocumentCache, parserCacheStores, useForgetInvalid } from './document-cache.ts';
@@ -342,9 +343,15 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       try {
         const contextValue = await options.extendContext(base, LOCAL_REQUEST);
         const query =
-          operation.reused === false ? null : compiled.get(operation.document, operation.operationName);
+          operation.reused === false
+            ? null
+            : compiled.forRequest(operation.document, operation.operationName, operation.variableValues);
         result = query
-          ? await query.query(undefined, contextValue, operation.variableValues ?? {})
+          ? settled(
+              (await query.query(undefined, contextValue, operation.variableValues ?? {})) as ExecutionResult,
+              operation.document,
+              getOperationAST(operation.document, operation.operationName),
+            )
           : await execute({
               schema,
               document: operation.document,

@@ -311,6 +311,24 @@ describe('distributed form (separate processes) and single process', () => {
     expect(d.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
+  it('answer field errors and defaulted variables alike, each time', async () => {
+    // Each sent three times: the subgraphs compile what they execute (src/shared/compiled-operations.ts),
+    // and an answer with errors must not pass for one without, whatever order its keys come in.
+    for (let i = 0; i < 3; i++) {
+      const tooLong = await same({
+        query: `{ assets(profile: "well") { profile all(first: 5000) { edges { node { id } } } } }`,
+        signedIn: true,
+      });
+      expect(tooLong.d.body.errors?.[0]?.extensions?.serviceName).toBe('assets');
+      expect((tooLong.d.body.errors?.[0] as { locations?: unknown } | undefined)?.locations).toBeUndefined();
+      const defaulted = await sameData<{ assets: { profile: string } }>({
+        query: `query($p: ID! = "well", $n: Int! = 2) { assets(profile: $p) { profile all(first: $n) { edges { node { id } } } } }`,
+        signedIn: true,
+      });
+      expect(defaulted.assets.profile).toBe('well');
+    }
+  });
+
   it('reject invalid documents alike', async () => {
     const unknownField = await same({ query: `{ assets(profile: "well") { nope } }`, signedIn: true });
     expect(unknownField.d.status).toBeGreaterThanOrEqual(400);

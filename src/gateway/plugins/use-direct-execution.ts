@@ -363,9 +363,10 @@ export function remoteSubgraph(
         status = response.statusCode;
         responseHeaders = relayable(response.headers);
         text = await response.body.text();
-        if (status >= 200 && status < 300 && text.startsWith('{"data":')) {
-          // No errors (the executor writes them before `data`): the subgraph's JSON is the
-          // answer as it stands, so it is passed on as text and parsed only if someone reads it.
+        if (status >= 200 && status < 300 && text.startsWith('{"data":') && !text.includes('"errors":')) {
+          // No errors (looked for anywhere, not trusted to come first): the subgraph's JSON is
+          // the answer as it stands, so it is passed on as text and parsed only if someone reads
+          // it. A property named `errors` somewhere in the data only costs the parse.
           return { result: passedOn(text), responseHeaders };
         }
         body = JSON.parse(text) as ExecutionResult;
