@@ -32,6 +32,7 @@ const USER = 'streamer';
 /** Rows of about 1.6 KB of hex each: a CSV of ~20 MB, an XLSX of ~10 MB, far beyond socket buffers. */
 const ROWS = 12_000;
 const IDLE_SECONDS = 1;
+const STATEMENT_TIMEOUT_MS = 500;
 const SEED = Number(process.env.STREAMS_SEED ?? 20261124);
 
 interface Form {
@@ -57,7 +58,11 @@ const output = () => children.map((c) => lastOutput(c)).join('\n');
 beforeAll(async () => {
   // One tenant may take every slot here, so that its three stalled downloads fill the process.
   const limits = JSON.stringify({ idleSeconds: IDLE_SECONDS, maxPerTenant: 3 });
-  const env: Record<string, string> = serveEnv(SECRET, { ASSETQL_EXPORT_LIMITS: limits });
+  // A statement timeout far shorter than a slow reader's download: exports must outlive it.
+  const env: Record<string, string> = serveEnv(SECRET, {
+    ASSETQL_EXPORT_LIMITS: limits,
+    ASSETQL_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+  });
   if (process.env.DATABASE_URL) {
     database = await freshDatabase();
     env.DATABASE_URL = database.url!;
@@ -315,7 +320,50 @@ async function expectNoExportRunning() {
     .toBe(0);
 }
 
+/** Reads a whole download slowly: a pause of `pauseMs` after every chunk (each below the idle limit). */
+function readSlowly(form: Form, path: string, pauseMs: number): Promise<Download & { ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = get(`${form.origin}${path}`, { agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        res.pause();
+        setTimeout(() => res.resume(), pauseMs);
+      });
+      res.on('close', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          bytes,
+          complete: res.complete,
+          retryAfter: undefined,
+          ms: performance.now() - started,
+        }),
+      );
+      res.on('error', () => {});
+    });
+    req.on('error', (e) => reject(new Error(`${form.name}: ${e.message}\n${output()}`)));
+  });
+}
+
 describe('export downloads broken off or stalled by their clients', () => {
+  it('give a slow reader the whole file, for longer than the statement timeout', async () => {
+    for (const form of [single, distributed])
+      for (const route of routes.filter((r) => r.name !== 'xlsx')) {
+        const d = await readSlowly(form, route.path, 5);
+        expect(
+          { status: d.status, complete: d.complete, bytes: d.bytes },
+          `${form.name} ${route.name}\n${output()}`,
+        ).toEqual({
+          status: 200,
+          complete: true,
+          bytes: route.size,
+        });
+        expect(d.ms).toBeGreaterThan(STATEMENT_TIMEOUT_MS * 2);
+      }
+    expectNoErrorLogged();
+  }, 120_000);
+
   it('leave every process up, healthy and with its slots, at random points of every route', async () => {
     const forms = [single, distributed];
     await fc.assert(

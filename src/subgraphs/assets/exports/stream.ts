@@ -143,7 +143,7 @@ async function* csvByBatches(database: Pick<Database, 'db' | 'pool' | 'engine'>,
 /**
  * The raw output of `COPY (the export's rows) TO STDOUT` in `format`, on a connection of its
  * own: one statement, so one snapshot. A reader that goes away mid-way drops the connection
- * rather than hand back one with a COPY still running.
+ * rather than hand back one with a COPY or its transaction still open.
  */
 async function* copyOut(
   database: Pick<Database, 'db' | 'pool' | 'engine'>,
@@ -155,12 +155,19 @@ async function* copyOut(
   const client = await database.pool.connect();
   let complete = false;
   try {
+    // The COPY runs for as long as the client reads, at the client's pace: the statement timeout
+    // of requests (set on every pooled connection) would cut a large download after a few
+    // seconds. Its bounds are the export limits instead (a slot, the first-byte and idle limits:
+    // docs/exports.md), so it runs in a transaction of its own with the timeout lifted.
+    await client.query('begin read only');
+    await client.query('set local statement_timeout = 0');
     // Chunks as COPY delivers them: iterating the stream itself would join whatever is buffered
     // into a new buffer on every read (measured: 119 MB of copies in a million-row export).
     const stream = client.query(copyTo(copy));
     try {
       for await (const [chunk] of on(stream, 'data', { close: ['end'], highWaterMark: 4 }))
         yield chunk as Buffer;
+      await client.query('commit');
       complete = true;
     } finally {
       // Left early, the stream outlives the iteration: dropping the connection below makes it
