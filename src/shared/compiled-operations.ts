@@ -17,6 +17,21 @@ import {
   typeFromAST,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { PerOperation } from './per-operation.ts';
+
+/** An operation compiled, with what each request needs of it. */
+export interface CompiledOperation {
+  query: CompiledQuery;
+  operation: OperationDefinitionNode;
+  /** The variables that have a default. */
+  defaulted: readonly string[];
+  /** Executes it; errors as graphql-js makes them ({@link settled}). */
+  run(
+    rootValue: unknown,
+    contextValue: unknown,
+    variables: Record<string, unknown>,
+  ): Promise<ExecutionResult>;
+}
 
 /**
  * A subgraph's operations compiled with graphql-jit, once per parsed document: arguments, field
@@ -31,7 +46,7 @@ import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 export class CompiledOperations {
   readonly #schema: GraphQLSchema;
   readonly #recursive: ReadonlySet<string>;
-  readonly #compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  readonly #compiled = new PerOperation<CompiledOperation | null>();
 
   constructor(schema: GraphQLSchema) {
     this.#schema = schema;
@@ -40,27 +55,7 @@ export class CompiledOperations {
 
   /** The compiled operation, or null to execute it with graphql-js. */
   get(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
-    let byName = this.#compiled.get(document);
-    if (!byName) {
-      byName = new Map();
-      this.#compiled.set(document, byName);
-    }
-    const key = operationName ?? '';
-    const known = byName.get(key);
-    if (known !== undefined) return known;
-    let query: CompiledQuery | null = null;
-    const operation = getOperationAST(document, operationName);
-    if (
-      operation &&
-      operation.operation !== 'subscription' &&
-      !this.#takesRecursiveInput(operation) &&
-      expandedFields(document, operation, MAX_COMPILED_FIELDS) <= MAX_COMPILED_FIELDS
-    ) {
-      const made = compileQuery(this.#schema, document, operationName ?? undefined);
-      if (isCompiledQuery(made)) query = made;
-    }
-    byName.set(key, query);
-    return query;
+    return this.#entry(document, operationName)?.query ?? null;
   }
 
   /**
@@ -72,14 +67,38 @@ export class CompiledOperations {
     document: DocumentNode,
     operationName: string | null | undefined,
     variables: Readonly<Record<string, unknown>> | null | undefined,
-  ): CompiledQuery | null {
-    const query = this.get(document, operationName);
-    if (!query) return null;
-    const operation = getOperationAST(document, operationName);
-    const defaulted = operation?.variableDefinitions?.some(
-      (v) => v.defaultValue !== undefined && (variables?.[v.variable.name.value] ?? undefined) === undefined,
-    );
-    return defaulted ? null : query;
+  ): CompiledOperation | null {
+    if (!this.get(document, operationName)) return null;
+    const entry = this.#entry(document, operationName)!;
+    return entry.defaulted.some((name) => (variables?.[name] ?? undefined) === undefined) ? null : entry;
+  }
+
+  #entry(document: DocumentNode, operationName: string | null | undefined): CompiledOperation | null {
+    return this.#compiled.get(document, operationName, () => {
+      const operation = getOperationAST(document, operationName);
+      if (
+        !operation ||
+        operation.operation === 'subscription' ||
+        this.#takesRecursiveInput(operation) ||
+        expandedFields(document, operation, MAX_COMPILED_FIELDS) > MAX_COMPILED_FIELDS
+      )
+        return null;
+      const query = compileQuery(this.#schema, document, operationName ?? undefined);
+      if (!isCompiledQuery(query)) return null;
+      return {
+        query,
+        operation,
+        defaulted: (operation.variableDefinitions ?? [])
+          .filter((v) => v.defaultValue !== undefined)
+          .map((v) => v.variable.name.value),
+        run: async (rootValue, contextValue, variables) =>
+          settled(
+            (await query.query(rootValue, contextValue, variables)) as ExecutionResult,
+            document,
+            operation,
+          ),
+      };
+    });
   }
 
   // graphql-jit unrolls the coercion of a recursive input type (AssetFilter: and, or, not,
@@ -108,19 +127,13 @@ export function useCompiledExecution(operations: CompiledOperations) {
       args: ExecutionArgs;
       setExecuteFn(fn: (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult): void;
     }) {
-      const query = operations.forRequest(args.document, args.operationName, args.variableValues);
-      if (!query) return;
-      const operation = getOperationAST(args.document, args.operationName)!;
+      const compiled = operations.forRequest(args.document, args.operationName, args.variableValues);
+      if (!compiled) return;
       // Bad variables are left to the executor the subgraph would use anyway, for its errors.
       const variables = (args.variableValues ?? {}) as Record<string, unknown>;
-      if (getVariableValues(args.schema, operation.variableDefinitions ?? [], variables).errors) return;
-      setExecuteFn(async (a) =>
-        settled(
-          (await query.query(a.rootValue, a.contextValue, variables)) as ExecutionResult,
-          a.document,
-          operation,
-        ),
-      );
+      if (getVariableValues(args.schema, compiled.operation.variableDefinitions ?? [], variables).errors)
+        return;
+      setExecuteFn((a) => compiled.run(a.rootValue, a.contextValue, variables));
     },
   };
 }

@@ -6,7 +6,6 @@ import {
   execute,
   GraphQLError,
   type GraphQLSchema,
-  getOperationAST,
   parse,
 } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
@@ -14,7 +13,7 @@ import { createYoga } from 'graphql-yoga';
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from '../config/index.ts';
 import { clientAddress } from './client-address.ts';
 import type { Clock } from './clock.ts';
-import { CompiledOperations, settled, useCompiledExecution } from './compiled-operations.ts';
+import { CompiledOperations, useCompiledExecution } from './compiled-operations.ts';
 import { estimateCost } from './cost.ts';
 import { csrfRejection, isCrossSiteSendable } from './csrf.ts';
 import { createDocumentCache, parserCacheStores, useForgetInvalid } from './document-cache.ts';
@@ -347,11 +346,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
             ? null
             : compiled.forRequest(operation.document, operation.operationName, operation.variableValues);
         result = query
-          ? settled(
-              (await query.query(undefined, contextValue, operation.variableValues ?? {})) as ExecutionResult,
-              operation.document,
-              getOperationAST(operation.document, operation.operationName),
-            )
+          ? await query.run(undefined, contextValue, operation.variableValues ?? {})
           : await execute({
               schema,
               document: operation.document,

@@ -26,6 +26,7 @@ import {
   receivedIdentity,
 } from '../../shared/identity.ts';
 import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
+import { PerOperation } from '../../shared/per-operation.ts';
 import { SESSION_HEADER } from '../../shared/session-policy.ts';
 import type { LocalResult, Subgraph } from '../../shared/subgraph.ts';
 import type { Plugin } from '../http.ts';
@@ -143,7 +144,7 @@ export type PlannableSubgraph = Pick<Subgraph, 'name' | 'typeDefs' | 'schema'>;
  */
 export class DirectPlanner<S extends PlannableSubgraph = PlannableSubgraph> {
   readonly #subgraphs: readonly PlannedSubgraph<S>[];
-  readonly #plans = new WeakMap<DocumentNode, Map<string, S | null>>();
+  readonly #plans = new PerOperation<S | null>();
 
   constructor(subgraphs: readonly S[]) {
     this.#subgraphs = subgraphs.map((subgraph) => ({
@@ -155,18 +156,7 @@ export class DirectPlanner<S extends PlannableSubgraph = PlannableSubgraph> {
 
   /** The subgraph that answers the whole operation alone, or null to plan it across subgraphs. */
   plan(document: DocumentNode, operationName?: string | null): S | null {
-    let byName = this.#plans.get(document);
-    if (!byName) {
-      byName = new Map();
-      this.#plans.set(document, byName);
-    }
-    const key = operationName ?? '';
-    let plan = byName.get(key);
-    if (plan === undefined) {
-      plan = this.#decide(document, operationName);
-      byName.set(key, plan);
-    }
-    return plan;
+    return this.#plans.get(document, operationName, () => this.#decide(document, operationName));
   }
 
   #decide(document: DocumentNode, operationName?: string | null): S | null {
