@@ -156,6 +156,9 @@ describe("the image's start command, outside a container", () => {
     await run(process.execPath, ['scripts/build.ts', join(`tmp/container-e2e-${process.pid}`, 'dist')], {
       cwd: ROOT,
       timeout: 180_000,
+    }).catch((e: { message: string; stdout?: string }) => {
+      // tsc prints its diagnostics on stdout, which the error's message leaves out.
+      throw new Error(`the build failed: ${e.message}\n${e.stdout ?? ''}`);
     });
     copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
     // A read-only root file system: nothing under the app directory may be written.
