@@ -10,6 +10,7 @@ import type { Metrics } from '../shared/metrics.ts';
 import { deriveKey } from '../shared/secrets.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import type { SubgraphDescriptor } from '../shared/subgraph-descriptor.ts';
+import { ChangeNotices } from '../storage/change-notices.ts';
 import { type Database, openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
 import { assetsDescriptor } from '../subgraphs/assets/descriptor.ts';
@@ -95,7 +96,17 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   // subgraph uses it for requests another router forwards without our signed identity.
   const metrics = options.metrics;
   const tracing = activeTracing();
-  const sessions = createSessionResolution({ db: database.db, clock, metrics });
+  // What the process keeps between requests (sessions; profiles where assets are served) is kept
+  // for as long as it hears the database's change notices: PostgreSQL only (embedded PGlite
+  // does not pass notices between connections), on one connection of the process's own.
+  const notices = database.engine === 'postgres' ? new ChangeNotices(database.pool, log) : undefined;
+  const sessions = createSessionResolution({
+    db: database.db,
+    clock,
+    metrics,
+    notices,
+    writes: database.writes,
+  });
   const forwarded = { sessions, trustedHops: config.trustProxy };
   const deps = {
     db: database.db,
@@ -131,16 +142,11 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   const makeSubgraph = (name: SubgraphName) => {
     switch (name) {
       case 'assets': {
-        // Profile definitions kept between requests while this process hears of their changes
-        // (PostgreSQL; embedded PGlite does not pass notices between connections).
+        // Profile definitions kept between requests while this process hears of their changes.
         const profiles = new ProfileCache();
         // This process's own profile changes, whatever code makes them, are forgotten at once.
         closers.push(database.writes.watch(PROFILE_TABLES, () => profiles.invalidate()));
-        if (database.engine === 'postgres') {
-          const watch = watchProfileChanges(database.pool, profiles, log);
-          starting.push(watch.ready);
-          closers.push(() => watch.close());
-        }
+        if (notices) closers.push(watchProfileChanges(notices, profiles));
         return createAssetsSubgraph({
           ...deps,
           database,
@@ -247,6 +253,11 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   // A subgraph process continues the gateway's trace (the gateway's runtime does its own).
   if (tracing && role.kind === 'subgraph') handle = tracing.traceRequests(handle, role.name);
 
+  // Listening starts once every subscriber is known, and the process serves once it has tried.
+  if (notices) {
+    starting.push(notices.start());
+    closers.push(() => notices.close());
+  }
   await Promise.all(starting);
   let closing: Promise<void> | undefined;
   return {

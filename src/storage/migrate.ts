@@ -19,6 +19,7 @@ import * as lookupKeys from './migrations/20261124T0100_lookup_keys.ts';
 import * as profileCheck from './migrations/20261124T0200_profile_check_per_statement.ts';
 import * as rememberedDevices from './migrations/20261125T0100_remembered_devices.ts';
 import * as profileNotices from './migrations/20261125T0200_profile_change_notices.ts';
+import * as sessionNotices from './migrations/20261127T0100_session_change_notices.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '20261124T0200_profile_check_per_statement': profileCheck,
   '20261125T0100_remembered_devices': rememberedDevices,
   '20261125T0200_profile_change_notices': profileNotices,
+  '20261127T0100_session_change_notices': sessionNotices,
 };
 
 /**

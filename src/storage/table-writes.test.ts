@@ -53,6 +53,36 @@ describe('TableWrites', () => {
     expect(seen).toEqual([1, 4]);
   });
 
+  it('leaves plain inserts untold when asked to, and tells of upserts, updates, deletes and raw writes', async () => {
+    const { db, writes } = database();
+    const told: string[] = [];
+    let step = '';
+    writes.watch(['sessions'], () => told.push(step), { inserts: false });
+    const run = async (name: string, q: () => Promise<unknown>) => {
+      step = name;
+      await q();
+    };
+    await run('insert', () => db.insertInto('sessions').values({ id: 'a' }).execute());
+    await run('insert, nothing on conflict', () =>
+      db
+        .insertInto('sessions')
+        .values({ id: 'a' })
+        .onConflict((c) => c.doNothing())
+        .execute(),
+    );
+    await run('upsert', () =>
+      db
+        .insertInto('sessions')
+        .values({ id: 'a' })
+        .onConflict((c) => c.column('id').doUpdateSet({ kind: 'x' }))
+        .execute(),
+    );
+    await run('update', () => db.updateTable('sessions').set({ kind: 'y' }).execute());
+    await run('delete', () => db.deleteFrom('sessions').execute());
+    await run('raw insert', () => sql`insert into sessions (id) values ('b')`.execute(db));
+    expect(told).toEqual(['upsert', 'update', 'delete', 'raw insert']);
+  });
+
   it('stops telling once unwatched', async () => {
     const { db, writes } = database();
     let calls = 0;

@@ -18,28 +18,37 @@ type QueryId = PluginTransformQueryArgs['queryId'];
  * table and a writing keyword counts as a change.
  */
 export class TableWrites implements KyselyPlugin {
-  readonly #watchers = new Map<string, Set<() => void>>();
-  readonly #pending = new WeakMap<QueryId, string[]>();
+  readonly #watchers = new Map<string, Set<Watcher>>();
+  readonly #pending = new WeakMap<QueryId, { tables: string[]; insertOnly: boolean }>();
 
-  /** Calls `changed` after each statement of this process that writes `table`; returns the undo. */
-  watch(tables: readonly string[], changed: () => void): () => void {
+  /**
+   * Calls `changed` after each statement of this process that writes `table`; returns the undo.
+   * With `inserts: false`, a plain insert (no `on conflict … do update`) is not told: for what
+   * only a change to existing rows can make stale.
+   */
+  watch(tables: readonly string[], changed: () => void, options: { inserts?: boolean } = {}): () => void {
+    const watcher: Watcher = { changed, inserts: options.inserts ?? true };
     for (const t of tables) {
       let set = this.#watchers.get(t);
       if (!set) {
         set = new Set();
         this.#watchers.set(t, set);
       }
-      set.add(changed);
+      set.add(watcher);
     }
     return () => {
-      for (const t of tables) this.#watchers.get(t)?.delete(changed);
+      for (const t of tables) this.#watchers.get(t)?.delete(watcher);
     };
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     if (this.#watchers.size > 0) {
       const written = this.#written(args.node).filter((t) => this.#watchers.get(t)?.size);
-      if (written.length) this.#pending.set(args.queryId, written);
+      if (written.length) {
+        const n = args.node as OperationNode & { onConflict?: { updates?: unknown } };
+        const insertOnly = n.kind === 'InsertQueryNode' && !n.onConflict?.updates;
+        this.#pending.set(args.queryId, { tables: written, insertOnly });
+      }
     }
     return args.node;
   }
@@ -49,9 +58,9 @@ export class TableWrites implements KyselyPlugin {
     if (written) {
       this.#pending.delete(args.queryId);
       const called = new Set<() => void>();
-      for (const t of written)
-        for (const changed of this.#watchers.get(t) ?? [])
-          if (!called.has(changed)) {
+      for (const t of written.tables)
+        for (const { changed, inserts } of this.#watchers.get(t) ?? [])
+          if (!called.has(changed) && (inserts || !written.insertOnly)) {
             called.add(changed);
             changed();
           }
@@ -77,6 +86,11 @@ export class TableWrites implements KyselyPlugin {
         return [];
     }
   }
+}
+
+interface Watcher {
+  changed: () => void;
+  inserts: boolean;
 }
 
 /** The table names of TableNodes, or of aliased ones. */

@@ -9,6 +9,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
+import { NOTICES_APPLICATION_NAME } from '../../src/storage/change-notices.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -148,8 +149,11 @@ describe.runIf(postgres)('profile definitions between requests (PostgreSQL)', ()
     expect(await eventually(a, headersA, 'Well')).toBe('Well');
     // Both apps listen on this database; cut every listener off, as a failover or an
     // operator's pg_terminate_backend would.
-    await elsewhere(`select pg_terminate_backend(pid) from pg_stat_activity
-              where datname = current_database() and query = 'listen assetql_profiles'`);
+    await elsewhere(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and application_name = $1`,
+      [NOTICES_APPLICATION_NAME],
+    );
     await silently('While deaf');
     // Not kept while it cannot hear: the quiet change shows without any notice.
     expect(await eventually(a, headersA, 'While deaf')).toBe('While deaf');

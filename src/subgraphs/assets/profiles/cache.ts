@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import type { Logger } from '../../../shared/logger.ts';
+import type { ChangeNotices } from '../../../storage/change-notices.ts';
 import type { EffectiveProfile } from './definition.ts';
 
 /** The channel the database announces profile changes on (migration 20261125T0200). */
@@ -92,128 +90,16 @@ export class ProfileCache {
 }
 
 /**
- * Listens for the database's profile change notices on a connection of its own (one per
- * process, beside the pool; docs/deploy.md counts it), and keeps `cache` live while it hears
- * them. Before trusting the channel it sends itself a notice through the pool and waits for it:
- * where notices do not travel between connections (embedded PGlite; a transaction-mode
- * connection pooler) nothing is ever kept and every request reads its profiles, as without a
- * cache. When the connection fails, nothing is kept until it is back (retried every second).
+ * Keeps `cache` live while the process hears the database's profile change notices
+ * (storage/change-notices.ts): every notice empties it. Where notices do not travel (embedded
+ * PGlite; a transaction-mode pooler) nothing is kept and every request reads its profiles, as
+ * without a cache; while the listening connection is gone, nothing is kept until it is back.
  */
-export function watchProfileChanges(
-  pool: pg.Pool,
-  cache: ProfileCache,
-  log: Logger,
-  options: { probeMs?: number } = {},
-): { close(): Promise<void>; ready: Promise<void> } {
-  const probeMs = options.probeMs ?? 2_000;
-  let client: pg.Client | undefined;
-  let closed = false;
-  let retry: NodeJS.Timeout | undefined;
-  let reported = false;
-  let firstTry!: () => void;
-  const ready = new Promise<void>((r) => {
-    firstTry = r;
+export function watchProfileChanges(notices: ChangeNotices, cache: ProfileCache): () => void {
+  return notices.subscribe(PROFILE_CHANNEL, {
+    notice: () => cache.invalidate(),
+    live: (live) => cache.setLive(live),
   });
-
-  const again = () => {
-    cache.setLive(false);
-    client = undefined;
-    if (!closed && !retry) retry = setTimeout(connect, 1_000).unref();
-  };
-
-  /** Sends a probe notice through the pool; true when `c` hears it within `probeMs`. */
-  const probeOn = (c: pg.Client): Promise<boolean> => {
-    const probe = `probe:${randomUUID()}`;
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => done(false), probeMs);
-      const heard = (n: pg.Notification) => {
-        if (n.channel === PROFILE_CHANNEL && n.payload === probe) done(true);
-      };
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        c.off('notification', heard);
-        resolve(ok);
-      };
-      c.on('notification', heard);
-      pool.query('select pg_notify($1, $2)', [PROFILE_CHANNEL, probe]).catch(() => done(false));
-    });
-  };
-
-  async function connect() {
-    retry = undefined;
-    // Keep-alive probes, so that a connection to a server that went away silently ends.
-    const c = new pg.Client({
-      ...(pool.options as pg.ClientConfig),
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
-    c.on('notification', (n) => {
-      if (n.channel === PROFILE_CHANNEL && !n.payload?.startsWith('probe:')) cache.invalidate();
-    });
-    c.on('error', (e) => log.warn({ err: e.message }, 'profile change notices: connection failed'));
-    c.on('end', () => {
-      if (client === c) again();
-    });
-    try {
-      await c.connect();
-      await c.query(`listen ${PROFILE_CHANNEL}`);
-      if (!(await probeOn(c))) {
-        if (!reported)
-          log.info(
-            'profile change notices do not reach this process (a transaction-mode pooler?); profiles are read for every request, tried again in 30 s',
-          );
-        reported = true;
-        await c.end().catch(() => {});
-        if (!closed) retry = setTimeout(connect, 30_000).unref();
-        return;
-      }
-      if (closed) {
-        await c.end();
-        return;
-      }
-      client = c;
-      cache.setLive(true);
-      if (reported) log.info('profile change notices heard again; definitions kept between requests');
-      reported = false;
-      // The channel is proved again every 30 s: a listener that stopped hearing (a failover that
-      // left the old server up) is dropped, and with it everything kept.
-      const check = async () => {
-        if (client !== c || closed) return;
-        if (await probeOn(c)) setTimeout(check, 30_000).unref();
-        else if (client === c) {
-          log.warn('profile change notices stopped arriving; reconnecting');
-          client = undefined;
-          await c.end().catch(() => {});
-          again();
-        }
-      };
-      setTimeout(check, 30_000).unref();
-    } catch (e) {
-      if (!reported)
-        log.warn(
-          { err: (e as Error).message },
-          'cannot listen for profile change notices; profiles are read for every request until it can',
-        );
-      reported = true;
-      c.end().catch(() => {});
-      again();
-    } finally {
-      firstTry();
-    }
-  }
-  void connect();
-
-  return {
-    ready,
-    async close() {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      cache.setLive(false);
-      const c = client;
-      client = undefined;
-      await c?.end().catch(() => {});
-    },
-  };
 }
 
 function deepFreeze<T>(value: T): T {

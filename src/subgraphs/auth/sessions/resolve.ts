@@ -8,15 +8,35 @@ import {
 } from '../../../shared/identity.ts';
 import { type Metrics, NO_METRICS } from '../../../shared/metrics.ts';
 import { hashSessionId, isWellFormedSessionId } from '../../../shared/session-policy.ts';
+import type { ChangeNotices } from '../../../storage/change-notices.ts';
+import type { TableWrites } from '../../../storage/table-writes.ts';
 import type { Tables } from '../../../storage/tables.ts';
 import { deleteSession, findStandingSession, slideSession } from '../repository/sessions.ts';
 import { hasExpired, slidExpiry, slides } from './rules.ts';
 
+/** The channel the database announces session changes on (migration 20261127T0100). */
+export const SESSION_CHANNEL = 'assetql_sessions';
+
+/** The tables resolution reads: a change to any may change what a session resolves to. */
+export const SESSION_TABLES = ['sessions', 'users', 'user_groups'] as const;
+
 export interface SessionResolutionOptions {
   db: Kysely<Tables>;
   clock: Clock;
-  /** How long a looked-up session is trusted without asking the store again @default 2000 */
+  /**
+   * How long a looked-up session is trusted without asking the store again, while the
+   * database's session change notices are not heard @default 2000
+   */
   cacheMs?: number;
+  /**
+   * How long while they are heard: every change evicts what it touches as its notice arrives,
+   * so this only bounds what a lost notice could leave behind @default 60000
+   */
+  liveCacheMs?: number;
+  /** The database's change notices (PostgreSQL): sessions are kept for as long as they are heard. */
+  notices?: ChangeNotices;
+  /** This process's own writes, so that a request after one waits for its notices. */
+  writes?: TableWrites;
   /** Soft-expiry writes for one session at most this often @default 60000 */
   slideWriteIntervalMs?: number;
   /** Entries kept in the cache @default 10000 */
@@ -35,11 +55,13 @@ export function createSessionResolution(options: SessionResolutionOptions): Sess
 }
 
 interface Cached {
-  identity: Identity;
+  identity: Identity & { username: string };
   expiresAt: number;
   expiresAtHard: number;
   lastWrite: number;
   fetchedAt: number;
+  /** How many of this process's writes to the session tables had been made when it was read. */
+  writesSeen: number;
 }
 
 const KINDS: ReadonlySet<string> = new Set(['session', 'challenge', 'api_key']);
@@ -48,32 +70,72 @@ const KINDS: ReadonlySet<string> = new Set(['session', 'challenge', 'api_key']);
  * Turns a presented session ID into an identity, once per request: looks the session up by
  * the SHA-256 of its ID, ends it when past its soft or hard expiry, and slides the soft
  * expiry forward (never past the hard one), writing at most once a minute per session.
+ *
+ * A looked-up session is kept for 2 s; while the process hears the database's session change
+ * notices, for as long as no change touches it (up to a minute). A notice evicts the session
+ * it names, or every session of the user it names (disabled, deleted, a group joined or left).
+ * A lookup that overlapped a notice serves its own request but is not kept. After a write of
+ * this process's own to those tables, the next request waits until the notices committed before
+ * it have arrived (a probe through the database, once for every request waiting), so a session
+ * revoked here never resolves here again, however soon the next request comes.
  */
 class SessionResolver implements SessionResolution {
   readonly #db: Kysely<Tables>;
   readonly #clock: Clock;
   readonly #cacheMs: number;
+  readonly #liveCacheMs: number;
   readonly #slideMs: number;
   readonly #cacheSize: number;
   readonly #metrics: Metrics;
+  readonly #notices: ChangeNotices | undefined;
   readonly #cache = new Map<string, Cached>();
+  #live = false;
+  /** Counts notices: a lookup that saw it change while running is not kept. */
+  #generation = 0;
+  /** This process's writes to the session tables, and how many of them are known to be heard. */
+  #localWrites = 0;
+  #heardWrites = 0;
+  #settling: Promise<void> | undefined;
 
   constructor(options: SessionResolutionOptions) {
     this.#db = options.db;
     this.#clock = options.clock;
     this.#cacheMs = options.cacheMs ?? 2000;
+    this.#liveCacheMs = options.liveCacheMs ?? 60_000;
     this.#slideMs = options.slideWriteIntervalMs ?? 60_000;
     this.#cacheSize = options.cacheSize ?? 10_000;
     this.#metrics = options.metrics ?? NO_METRICS;
+    this.#notices = options.notices;
+    // A new row (a sign-in, a group joined) cannot make what is kept stale: inserts are not told.
+    options.writes?.watch(
+      SESSION_TABLES,
+      () => {
+        this.#localWrites++;
+      },
+      { inserts: false },
+    );
+    options.notices?.subscribe(SESSION_CHANNEL, {
+      notice: (payload) => this.#changed(payload),
+      live: (live) => {
+        this.#live = live;
+        this.#generation++;
+        this.#cache.clear();
+      },
+    });
   }
 
   async resolve(sessionId: string | null | undefined): Promise<Identity> {
     if (!sessionId || !isWellFormedSessionId(sessionId)) return ANONYMOUS;
     const hash = hashSessionId(sessionId);
     const key = hash.toString('hex');
-    const now = this.#clock.now().getTime();
     let entry = this.#cache.get(key);
-    if (!entry || now - entry.fetchedAt > this.#cacheMs) {
+    // A write of this process's own since it was read: its notice may still be on the way.
+    if (entry && this.#live && this.#localWrites > Math.max(entry.writesSeen, this.#heardWrites)) {
+      await this.#settle();
+      entry = this.#cache.get(key);
+    }
+    const now = this.#clock.now().getTime();
+    if (!entry || now - entry.fetchedAt > (this.#live ? this.#liveCacheMs : this.#cacheMs)) {
       this.#metrics.sessionLookup('miss');
       entry = await this.#load(hash, key, now);
       if (!entry) return ANONYMOUS;
@@ -94,10 +156,43 @@ class SessionResolver implements SessionResolution {
     if (isWellFormedSessionId(sessionId)) this.#cache.delete(hashSessionId(sessionId).toString('hex'));
   }
 
+  /** A session change notice: evicts what it names. */
+  #changed(payload: string): void {
+    this.#generation++;
+    if (payload.startsWith('session:')) this.#cache.delete(payload.slice('session:'.length));
+    else if (payload.startsWith('user:')) {
+      const username = payload.slice('user:'.length);
+      for (const [key, entry] of this.#cache)
+        if (entry.identity.username === username) this.#cache.delete(key);
+    } else this.#cache.clear();
+  }
+
+  /**
+   * Waits until every notice of this process's writes so far has arrived; if that cannot be
+   * known, nothing kept is trusted.
+   */
+  #settle(): Promise<void> {
+    this.#settling ??= (async () => {
+      const writes = this.#localWrites;
+      const heard = (await this.#notices?.settled()) ?? false;
+      if (heard) this.#heardWrites = Math.max(this.#heardWrites, writes);
+      else {
+        this.#generation++;
+        this.#cache.clear();
+        this.#heardWrites = this.#localWrites;
+      }
+    })().finally(() => {
+      this.#settling = undefined;
+    });
+    return this.#settling;
+  }
+
   async #load(hash: Buffer, key: string, now: number): Promise<Cached | undefined> {
     // A session is only as good as its user: disabled users and users who left the group
     // lose every session and API key at once, whatever the cache of other processes says
     // (the rule: inGoodStanding in repository/sessions.ts).
+    const generation = this.#generation;
+    const writesSeen = this.#localWrites;
     const row = await findStandingSession(this.#db, hash);
     if (!row || !KINDS.has(row.kind) || !row.in_good_standing) {
       this.#cache.delete(key);
@@ -115,7 +210,10 @@ class SessionResolver implements SessionResolution {
       expiresAtHard: row.expires_at_hard.getTime(),
       lastWrite: row.last_seen_at.getTime(),
       fetchedAt: now,
+      writesSeen,
     };
+    // Overlapped a notice: it may have been read before the change the notice announced.
+    if (generation !== this.#generation) return entry;
     if (this.#cache.size >= this.#cacheSize) {
       const oldest = this.#cache.keys().next();
       if (!oldest.done) this.#cache.delete(oldest.value);

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../shared/logger.ts';
+
+/** What hears one channel's notices: each notice, and whether notices are heard at all. */
+export interface NoticeListener {
+  /** A notice arrived on the channel (its payload; probes are never passed on). */
+  notice(payload: string): void;
+  /**
+   * Notices are heard (true) or may be missed (false: not yet connected, the connection failed,
+   * the channel stopped answering probes): what is kept on their strength must be dropped.
+   */
+  live(live: boolean): void;
+}
+
+/** The channel probes travel on; never one a listener subscribes to. */
+const PROBE_CHANNEL = 'assetql_probe';
+
+/** How the listening connection names itself in pg_stat_activity. */
+export const NOTICES_APPLICATION_NAME = 'assetql change notices';
+
+/**
+ * The database's change notices (PostgreSQL LISTEN/NOTIFY) for what this process keeps between
+ * requests, on one connection of its own beside the pool (docs/deploy.md counts it), whatever
+ * number of channels it hears: profile definitions (subgraphs/assets/profiles/cache.ts) and
+ * sessions (subgraphs/auth/sessions/resolve.ts).
+ *
+ * Before trusting the connection it sends itself a probe through the pool and waits for it:
+ * where notices do not travel between connections (embedded PGlite; a transaction-mode pooler)
+ * nothing is ever live, and what relies on notices behaves as without them. When the connection
+ * fails, nothing is live until it is back (retried every second); the channel is proved again
+ * every 30 s, and a listener that stopped hearing (a failover that left the old server up) is
+ * dropped.
+ */
+export class ChangeNotices {
+  readonly #pool: pg.Pool;
+  readonly #log: Logger;
+  readonly #probeMs: number;
+  readonly #listeners = new Map<string, Set<NoticeListener>>();
+  #client: pg.Client | undefined;
+  #closed = false;
+  #started = false;
+  #retry: NodeJS.Timeout | undefined;
+  #reported = false;
+  #firstTry!: () => void;
+  /** Settles after the first try to listen, heard or not: a process serves once it has tried. */
+  readonly ready = new Promise<void>((r) => {
+    this.#firstTry = r;
+  });
+
+  constructor(pool: pg.Pool, log: Logger, options: { probeMs?: number } = {}) {
+    this.#pool = pool;
+    this.#log = log;
+    this.#probeMs = options.probeMs ?? 2_000;
+  }
+
+  /** True while notices are heard. */
+  get live(): boolean {
+    return this.#client !== undefined;
+  }
+
+  /**
+   * Hands `channel`'s notices to `listener` from now on. Channels subscribed after
+   * {@link start} are listened to on the next connection; subscribe first.
+   */
+  subscribe(channel: string, listener: NoticeListener): () => void {
+    let set = this.#listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(channel, set);
+    }
+    set.add(listener);
+    listener.live(this.live);
+    return () => {
+      set.delete(listener);
+    };
+  }
+
+  /** Connects and listens (once); {@link ready} settles after the first try. */
+  start(): Promise<void> {
+    if (!this.#started) {
+      this.#started = true;
+      void this.#connect();
+    }
+    return this.ready;
+  }
+
+  /**
+   * Resolves once every notice committed before the call has been handed to its listeners: a
+   * probe sent now arrives after them (PostgreSQL delivers notices in commit order). False when
+   * notices are not heard, or the probe did not come back in time.
+   */
+  settled(): Promise<boolean> {
+    const c = this.#client;
+    return c ? this.#probeOn(c) : Promise.resolve(false);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    const c = this.#client;
+    this.#setClient(undefined);
+    this.#firstTry();
+    await c?.end().catch(() => {});
+  }
+
+  #setClient(c: pg.Client | undefined): void {
+    const was = this.live;
+    this.#client = c;
+    if (was !== this.live) for (const set of this.#listeners.values()) for (const l of set) l.live(this.live);
+  }
+
+  #again(): void {
+    this.#setClient(undefined);
+    if (!this.#closed && !this.#retry) this.#retry = setTimeout(() => void this.#connect(), 1_000).unref();
+  }
+
+  /** Sends a probe through the pool; true when `c` hears it within the probe time. */
+  #probeOn(c: pg.Client): Promise<boolean> {
+    const probe = randomUUID();
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), this.#probeMs);
+      const heard = (n: pg.Notification) => {
+        if (n.channel === PROBE_CHANNEL && n.payload === probe) done(true);
+      };
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        c.off('notification', heard);
+        resolve(ok);
+      };
+      c.on('notification', heard);
+      this.#pool.query('select pg_notify($1, $2)', [PROBE_CHANNEL, probe]).catch(() => done(false));
+    });
+  }
+
+  async #connect(): Promise<void> {
+    this.#retry = undefined;
+    // Keep-alive probes, so that a connection to a server that went away silently ends.
+    const c = new pg.Client({
+      ...(this.#pool.options as pg.ClientConfig),
+      application_name: NOTICES_APPLICATION_NAME,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
+    c.on('notification', (n) => {
+      if (this.#client !== c) return;
+      for (const l of this.#listeners.get(n.channel) ?? []) l.notice(n.payload ?? '');
+    });
+    c.on('error', (e) => this.#log.warn({ err: e.message }, 'change notices: connection failed'));
+    c.on('end', () => {
+      if (this.#client === c) this.#again();
+    });
+    try {
+      await c.connect();
+      for (const channel of [PROBE_CHANNEL, ...this.#listeners.keys()])
+        await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+      if (!(await this.#probeOn(c))) {
+        if (!this.#reported)
+          this.#log.info(
+            'change notices do not reach this process (a transaction-mode pooler?); nothing is kept between requests, tried again in 30 s',
+          );
+        this.#reported = true;
+        await c.end().catch(() => {});
+        if (!this.#closed) this.#retry = setTimeout(() => void this.#connect(), 30_000).unref();
+        return;
+      }
+      if (this.#closed) {
+        await c.end();
+        return;
+      }
+      this.#setClient(c);
+      if (this.#reported)
+        this.#log.info('change notices heard again; definitions and sessions kept between requests');
+      this.#reported = false;
+      const check = async () => {
+        if (this.#client !== c || this.#closed) return;
+        if (await this.#probeOn(c)) setTimeout(check, 30_000).unref();
+        else if (this.#client === c) {
+          this.#log.warn('change notices stopped arriving; reconnecting');
+          this.#setClient(undefined);
+          await c.end().catch(() => {});
+          this.#again();
+        }
+      };
+      setTimeout(check, 30_000).unref();
+    } catch (e) {
+      if (!this.#reported)
+        this.#log.warn(
+          { err: (e as Error).message },
+          'cannot listen for change notices; nothing is kept between requests until it can',
+        );
+      this.#reported = true;
+      c.end().catch(() => {});
+      this.#again();
+    } finally {
+      this.#firstTry();
+    }
+  }
+}

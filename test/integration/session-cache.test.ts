@@ -1,0 +1,180 @@
+/**
+ * Sessions kept between requests (src/subgraphs/auth/sessions/resolve.ts): while the process
+ * hears the database's session change notices, a looked-up session is kept until a change
+ * touches it, and a change by anyone (this process, another one, an operator's SQL) ends it as
+ * soon as its notice arrives; a change of this process's own ends it for the very next request.
+ * A change made without a notice shows that sessions really are kept. Without notices (PGlite,
+ * or while the listening connection is gone) a session is trusted for 2 s, as before.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOTICES_APPLICATION_NAME } from '../../src/storage/change-notices.ts';
+import { replaceGroups } from '../../src/subgraphs/auth/repository/users.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+let database: TestDatabase;
+let t: TestApp;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  t = await startTestApp({ database });
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+  await database?.close();
+});
+
+/** Whether `sessionId` resolves to a signed-in caller now. */
+async function signedIn(sessionId: string): Promise<boolean> {
+  const r = await t.graphql<{ session: { authenticated: boolean } }>(
+    '{ session { authenticated } }',
+    {},
+    { 'x-svc-sessionid': sessionId },
+  );
+  expect(r.body.errors).toBeUndefined();
+  return r.body.data!.session.authenticated;
+}
+
+/** Polls until `sessionId` resolves as `want` or `ms` pass; what it resolved as last. */
+async function eventually(sessionId: string, want: boolean, ms = 3_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  let seen = await signedIn(sessionId);
+  while (seen !== want && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 20));
+    seen = await signedIn(sessionId);
+  }
+  return seen;
+}
+
+/** Runs `text` on a connection of its own, as another process or an operator would. */
+async function elsewhere(text: string, values: unknown[] = []) {
+  const client = await database.pool.connect();
+  try {
+    await client.query(text, values);
+  } finally {
+    client.release();
+  }
+}
+
+/** Disables `username` elsewhere with triggers off for the transaction: no notice is sent. */
+const disableSilently = (username: string) =>
+  elsewhere(`begin; set local session_replication_role = replica;
+    update users set disabled = true where username = '${username}'; commit;`);
+
+/**
+ * Replaces `username`'s groups through the app's own database, after a burst of other changes in
+ * the same transaction: the change's notice arrives behind all of them, well after the commit
+ * has returned.
+ */
+async function takeGroupsLate(username: string, groups: string[]) {
+  await database.db.transaction().execute(async (trx) => {
+    await sql`select pg_notify('assetql_sessions', 'session:' || g) from generate_series(1, 50000) g`.execute(
+      trx,
+    );
+    await replaceGroups(trx, username, groups);
+  });
+}
+
+const postgres = Boolean(process.env.DATABASE_URL);
+
+describe.runIf(postgres)('sessions between requests (PostgreSQL)', () => {
+  it('are kept past 2 s: a change the database does not announce is not seen, an announced one is', async () => {
+    const sid = await t.sessionFor('ana', 'acme');
+    expect(await signedIn(sid)).toBe(true);
+    await disableSilently('ana');
+    t.clock.advance(10_000);
+    expect(await signedIn(sid)).toBe(true);
+    await elsewhere(`select pg_notify('assetql_sessions', 'user:ana')`);
+    expect(await eventually(sid, false)).toBe(false);
+  });
+
+  it('ends at once everywhere when another process disables the user, deletes the session or takes the group', async () => {
+    const [a, b, c] = [
+      await t.sessionFor('bo', 'acme'),
+      await t.sessionFor('cy', 'acme'),
+      await t.sessionFor('di', 'acme'),
+    ];
+    for (const sid of [a, b, c]) expect(await signedIn(sid)).toBe(true);
+    await elsewhere(`update users set disabled = true where username = 'bo'`);
+    await elsewhere(`delete from sessions where username = 'cy'`);
+    await elsewhere(`delete from user_groups where username = 'di'`);
+    // No clock advance: only the notices can end them.
+    expect(await eventually(a, false)).toBe(false);
+    expect(await eventually(b, false)).toBe(false);
+    expect(await eventually(c, false)).toBe(false);
+  });
+
+  it("ends for the very next request when this process's own write takes it away, however late its notice", async () => {
+    for (let i = 0; i < 10; i++) {
+      const username = `ed${i}`;
+      const sid = await t.sessionFor(username, 'acme');
+      expect(await signedIn(sid)).toBe(true);
+      expect(await signedIn(sid)).toBe(true);
+      await takeGroupsLate(username, ['elsewhere']);
+      expect(await signedIn(sid), `round ${i}`).toBe(false);
+    }
+  });
+
+  it('under concurrent requests, none started after the change resolves the session', async () => {
+    const sid = await t.sessionFor('fay', 'acme');
+    expect(await signedIn(sid)).toBe(true);
+    let changedAt = Number.POSITIVE_INFINITY;
+    let stop = false;
+    const late: number[] = [];
+    const client = async () => {
+      while (!stop) {
+        const started = performance.now();
+        const ok = await signedIn(sid);
+        if (ok && started > changedAt) late.push(started - changedAt);
+      }
+    };
+    const clients = Array.from({ length: 8 }, client);
+    await new Promise((r) => setTimeout(r, 200));
+    await takeGroupsLate('fay', []);
+    changedAt = performance.now();
+    await new Promise((r) => setTimeout(r, 300));
+    stop = true;
+    await Promise.all(clients);
+    expect(late).toEqual([]);
+  });
+
+  it('are trusted for 2 s only while the listening connection is gone, and kept again once it is back', async () => {
+    const sid = await t.sessionFor('gus', 'acme');
+    expect(await signedIn(sid)).toBe(true);
+    await elsewhere(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and application_name = $1`,
+      [NOTICES_APPLICATION_NAME],
+    );
+    await disableSilently('gus');
+    // Deaf: past 2 s the session is read again, and the quiet change is seen.
+    const until = Date.now() + 3_000;
+    let seen = true;
+    while (seen && Date.now() < until) {
+      t.clock.advance(2_001);
+      seen = await signedIn(sid);
+    }
+    expect(seen).toBe(false);
+    // Back (reconnected within a second or two): kept again past 2 s.
+    await new Promise((r) => setTimeout(r, 2_500));
+    const back = await t.sessionFor('hal', 'acme');
+    expect(await signedIn(back)).toBe(true);
+    await disableSilently('hal');
+    t.clock.advance(10_000);
+    expect(await signedIn(back)).toBe(true);
+    await elsewhere(`select pg_notify('assetql_sessions', '*')`);
+    expect(await eventually(back, false)).toBe(false);
+  });
+});
+
+describe.runIf(!postgres)('sessions between requests on PGlite', () => {
+  it('are trusted for 2 s: a change the database does not announce is seen after that', async () => {
+    const sid = await t.sessionFor('ivy', 'acme');
+    expect(await signedIn(sid)).toBe(true);
+    await disableSilently('ivy');
+    expect(await signedIn(sid)).toBe(true);
+    t.clock.advance(2_001);
+    expect(await signedIn(sid)).toBe(false);
+  });
+});
