@@ -28,9 +28,10 @@ export const NOTICES_APPLICATION_NAME = 'assetql change notices';
  * Before trusting the connection it sends itself a probe through the pool and waits for it:
  * where notices do not travel between connections (embedded PGlite; a transaction-mode pooler)
  * nothing is ever live, and what relies on notices behaves as without them. When the connection
- * fails, nothing is live until it is back (retried every second); the channel is proved again
- * every 30 s, and a listener that stopped hearing (a failover that left the old server up) is
- * dropped.
+ * fails, nothing is live until it is back (retried every second). The listening connection
+ * probes itself every 3 s (a connection that silently stopped delivering is dropped within 5 s),
+ * and the channel between connections is proved again through the pool every 30 s (a failover
+ * that left the old server up).
  */
 export class ChangeNotices {
   readonly #pool: pg.Pool;
@@ -38,6 +39,8 @@ export class ChangeNotices {
   readonly #probeMs: number;
   readonly #listeners = new Map<string, Set<NoticeListener>>();
   #client: pg.Client | undefined;
+  /** The channels LISTENed on the current connection. */
+  readonly #listened = new Set<string>();
   #closed = false;
   #started = false;
   #retry: NodeJS.Timeout | undefined;
@@ -70,7 +73,8 @@ export class ChangeNotices {
       this.#listeners.set(channel, set);
     }
     set.add(listener);
-    listener.live(this.live);
+    // A channel subscribed after the connection listened is heard from the next connection on.
+    listener.live(this.live && this.#listened.has(channel));
     return () => {
       set.delete(listener);
     };
@@ -87,12 +91,13 @@ export class ChangeNotices {
 
   /**
    * Resolves once every notice committed before the call has been handed to its listeners: a
-   * probe sent now arrives after them (PostgreSQL delivers notices in commit order). False when
-   * notices are not heard, or the probe did not come back in time.
+   * probe the listening connection sends itself now arrives after them (PostgreSQL delivers
+   * notices in commit order), and needs no connection of the pool. False when notices are not
+   * heard, or the probe did not come back in time.
    */
   settled(): Promise<boolean> {
     const c = this.#client;
-    return c ? this.#probeOn(c) : Promise.resolve(false);
+    return c ? this.#probeOn(c, c) : Promise.resolve(false);
   }
 
   async close(): Promise<void> {
@@ -104,10 +109,14 @@ export class ChangeNotices {
     await c?.end().catch(() => {});
   }
 
-  #setClient(c: pg.Client | undefined): void {
+  #setClient(c: pg.Client | undefined, listened: readonly string[] = []): void {
     const was = this.live;
     this.#client = c;
-    if (was !== this.live) for (const set of this.#listeners.values()) for (const l of set) l.live(this.live);
+    this.#listened.clear();
+    for (const channel of listened) this.#listened.add(channel);
+    if (was !== this.live)
+      for (const [channel, set] of this.#listeners)
+        for (const l of set) l.live(this.live && this.#listened.has(channel));
   }
 
   #again(): void {
@@ -115,8 +124,8 @@ export class ChangeNotices {
     if (!this.#closed && !this.#retry) this.#retry = setTimeout(() => void this.#connect(), 1_000).unref();
   }
 
-  /** Sends a probe through the pool; true when `c` hears it within the probe time. */
-  #probeOn(c: pg.Client): Promise<boolean> {
+  /** Sends a probe through `sender` (the pool by default); true when `c` hears it in time. */
+  #probeOn(c: pg.Client, sender: pg.Pool | pg.Client = this.#pool): Promise<boolean> {
     const probe = randomUUID();
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => done(false), this.#probeMs);
@@ -129,7 +138,7 @@ export class ChangeNotices {
         resolve(ok);
       };
       c.on('notification', heard);
-      this.#pool.query('select pg_notify($1, $2)', [PROBE_CHANNEL, probe]).catch(() => done(false));
+      sender.query('select pg_notify($1, $2)', [PROBE_CHANNEL, probe]).catch(() => done(false));
     });
   }
 
@@ -150,9 +159,10 @@ export class ChangeNotices {
     c.on('end', () => {
       if (this.#client === c) this.#again();
     });
+    const listened = [...this.#listeners.keys()];
     try {
       await c.connect();
-      for (const channel of [PROBE_CHANNEL, ...this.#listeners.keys()])
+      for (const channel of [PROBE_CHANNEL, ...listened])
         await c.query(`listen ${pg.escapeIdentifier(channel)}`);
       if (!(await this.#probeOn(c))) {
         if (!this.#reported)
@@ -168,13 +178,16 @@ export class ChangeNotices {
         await c.end();
         return;
       }
-      this.#setClient(c);
+      this.#setClient(c, listened);
       if (this.#reported)
         this.#log.info('change notices heard again; definitions and sessions kept between requests');
       this.#reported = false;
+      // Every 3 s the connection probes itself, every tenth time through the pool.
+      let round = 0;
       const check = async () => {
         if (this.#client !== c || this.#closed) return;
-        if (await this.#probeOn(c)) setTimeout(check, 30_000).unref();
+        round++;
+        if (await this.#probeOn(c, round % 10 === 0 ? this.#pool : c)) setTimeout(check, 3_000).unref();
         else if (this.#client === c) {
           this.#log.warn('change notices stopped arriving; reconnecting');
           this.#setClient(undefined);
@@ -182,7 +195,7 @@ export class ChangeNotices {
           this.#again();
         }
       };
-      setTimeout(check, 30_000).unref();
+      setTimeout(check, 3_000).unref();
     } catch (e) {
       if (!this.#reported)
         this.#log.warn(

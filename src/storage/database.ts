@@ -103,7 +103,7 @@ function fromPool(
   pool.on('connect', (client) => client.on('error', () => {}));
   if (options.onConnect) pool.on('connect', options.onConnect);
   const writes = new TableWrites();
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [writes] });
+  const db = new Kysely<Tables>({ dialect: writes.dialect(new PostgresDialect({ pool })) });
   let closed: Promise<void> | undefined;
   return {
     db,

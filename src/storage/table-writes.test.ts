@@ -12,13 +12,12 @@ import { TableWrites } from './table-writes.ts';
 function database() {
   const writes = new TableWrites();
   const db = new Kysely<any>({
-    dialect: {
+    dialect: writes.dialect({
       createAdapter: () => new PostgresAdapter(),
       createDriver: () => new DummyDriver(),
       createIntrospector: (k) => new PostgresIntrospector(k),
       createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-    plugins: [writes],
+    }),
   });
   const seen: number[] = [];
   let n = 0;
@@ -81,6 +80,30 @@ describe('TableWrites', () => {
     await run('delete', () => db.deleteFrom('sessions').execute());
     await run('raw insert', () => sql`insert into sessions (id) values ('b')`.execute(db));
     expect(told).toEqual(['upsert', 'update', 'delete', 'raw insert']);
+  });
+
+  it("tells of a transaction's writes once it commits, and never of a rolled-back one", async () => {
+    const { db, seen, step } = database();
+    let during = -1;
+    await step(() =>
+      db.transaction().execute(async (trx) => {
+        await trx.updateTable('asset_profiles').set({ title: 'y' }).execute();
+        await trx.deleteFrom('asset_profile_extensions').execute();
+        during = seen.length;
+      }),
+    ); // 1: told once, at commit
+    await step(() =>
+      db
+        .transaction()
+        .execute(async (trx) => {
+          await trx.updateTable('asset_profiles').set({ title: 'z' }).execute();
+          throw new Error('rolled back');
+        })
+        .catch(() => {}),
+    ); // 2: never
+    await step(() => sql`update asset_profiles set title = 'w'`.execute(db)); // 3: at once
+    expect(during).toBe(0);
+    expect(seen).toEqual([1, 3]);
   });
 
   it('stops telling once unwatched', async () => {

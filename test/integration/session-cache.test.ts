@@ -67,12 +67,13 @@ const disableSilently = (username: string) =>
  * the same transaction: the change's notice arrives behind all of them, well after the commit
  * has returned.
  */
-async function takeGroupsLate(username: string, groups: string[]) {
+async function takeGroupsLate(username: string, groups: string[], beforeCommit?: () => Promise<void>) {
   await database.db.transaction().execute(async (trx) => {
     await sql`select pg_notify('assetql_sessions', 'session:' || g) from generate_series(1, 50000) g`.execute(
       trx,
     );
     await replaceGroups(trx, username, groups);
+    await beforeCommit?.();
   });
 }
 
@@ -114,6 +115,37 @@ describe.runIf(postgres)('sessions between requests (PostgreSQL)', () => {
       await takeGroupsLate(username, ['elsewhere']);
       expect(await signedIn(sid), `round ${i}`).toBe(false);
     }
+  });
+
+  it('a request while the change is not yet committed sees the session, and the next one after the commit does not', async () => {
+    for (let i = 0; i < 5; i++) {
+      const username = `en${i}`;
+      const sid = await t.sessionFor(username, 'acme');
+      expect(await signedIn(sid)).toBe(true);
+      // Uncommitted, the change is not the truth yet: the session still stands, read or kept.
+      await takeGroupsLate(username, ['elsewhere'], async () => {
+        expect(await signedIn(sid)).toBe(true);
+      });
+      expect(await signedIn(sid), `round ${i}`).toBe(false);
+    }
+  });
+
+  it('a slide of the idle expiry by another process sends no notice, and does not end the session here', async () => {
+    const sid = await t.sessionFor('jo', 'acme');
+    // The idle expiry 30 s away (brought forward: announced), then read and kept here.
+    await elsewhere(`update sessions set expires_at = $1 where username = 'jo'`, [
+      new Date(t.clock.now().getTime() + 30_000),
+    ]);
+    expect(await eventually(sid, true)).toBe(true);
+    expect(await signedIn(sid)).toBe(true);
+    // Another process slides it a day on (no notice); 40 s later the kept copy looks expired.
+    await elsewhere(`update sessions set expires_at = expires_at + interval '1 day' where username = 'jo'`);
+    t.clock.advance(40_000);
+    expect(await signedIn(sid)).toBe(true);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from sessions where username = 'jo'`.execute(database.db);
+    expect(rows[0]!.n).toBe(1);
   });
 
   it('under concurrent requests, none started after the change resolves the session', async () => {

@@ -129,17 +129,27 @@ class SessionResolver implements SessionResolution {
     const hash = hashSessionId(sessionId);
     const key = hash.toString('hex');
     let entry = this.#cache.get(key);
-    // A write of this process's own since it was read: its notice may still be on the way.
-    if (entry && this.#live && this.#localWrites > Math.max(entry.writesSeen, this.#heardWrites)) {
+    // A write of this process's own since it was read: its notice may still be on the way. A
+    // probe already under way may have been sent before that write: then one more.
+    const writes = this.#localWrites;
+    while (entry && this.#live && writes > Math.max(entry.writesSeen, this.#heardWrites)) {
       await this.#settle();
       entry = this.#cache.get(key);
     }
     const now = this.#clock.now().getTime();
+    let fresh = false;
     if (!entry || now - entry.fetchedAt > (this.#live ? this.#liveCacheMs : this.#cacheMs)) {
       this.#metrics.sessionLookup('miss');
       entry = await this.#load(hash, key, now);
       if (!entry) return ANONYMOUS;
+      fresh = true;
     } else this.#metrics.sessionLookup('hit');
+    // Another process may have slid the expiry (a slide sends no notice): a kept session that
+    // looks expired is read again before it is ended.
+    if (!fresh && hasExpired(entry.expiresAt, entry.expiresAtHard, now)) {
+      entry = await this.#load(hash, key, now);
+      if (!entry) return ANONYMOUS;
+    }
     if (hasExpired(entry.expiresAt, entry.expiresAtHard, now)) {
       this.#cache.delete(key);
       await deleteSession(this.#db, hash);
@@ -153,7 +163,10 @@ class SessionResolver implements SessionResolution {
 
   /** Forgets a cached session at once (after sign-out or rotation seen by this gateway). */
   forget(sessionId: string): void {
-    if (isWellFormedSessionId(sessionId)) this.#cache.delete(hashSessionId(sessionId).toString('hex'));
+    if (!isWellFormedSessionId(sessionId)) return;
+    // A lookup under way may have read it before the change: it is not kept either.
+    this.#generation++;
+    this.#cache.delete(hashSessionId(sessionId).toString('hex'));
   }
 
   /** A session change notice: evicts what it names. */
