@@ -47,6 +47,23 @@ export async function freshDatabase(
 }
 
 /**
+ * Runs `text` on a pooled connection of its own, not through `database.db`, as another process or
+ * an operator would: the app does not hear of it as its own write (src/storage/table-writes.ts).
+ */
+export async function onOwnConnection(
+  database: Database,
+  text: string,
+  values: unknown[] = [],
+): Promise<void> {
+  const client = await database.pool.connect();
+  try {
+    await client.query(text, values);
+  } finally {
+    client.release();
+  }
+}
+
+/**
  * A fresh database (see {@link freshDatabase}) that counts the SQL statements sent to it by any
  * part of the app: `statements()` is the number so far.
  */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { NOTICES_APPLICATION_NAME } from '../../src/storage/change-notices.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { freshDatabase, onOwnConnection, type TestDatabase } from '../helpers/database.ts';
 
 const TITLE = `{ assetProfiles { byId(profile: "well") { title } } }`;
 const UPDATE = `mutation($input: UpdateAssetProfileInput) { updateAssetProfile(input: $input) { errors { type } assetProfile { title } } }`;
@@ -55,14 +55,7 @@ async function eventually(app: TestApp, headers: Record<string, string>, want: s
  * Runs `text` on a connection of its own, as another process or an operator would: not through
  * the apps' `db`, whose own writes the apps hear of at once (storage/table-writes.ts).
  */
-async function elsewhere(text: string, values: unknown[] = []) {
-  const client = await database.pool.connect();
-  try {
-    await client.query(text, values);
-  } finally {
-    client.release();
-  }
-}
+const elsewhere = (text: string, values: unknown[] = []) => onOwnConnection(database, text, values);
 
 /** Changes the title elsewhere with triggers off for the transaction: no change notice is sent. */
 async function silently(title: string) {

@@ -75,9 +75,11 @@ const KINDS: ReadonlySet<string> = new Set(['session', 'challenge', 'api_key']);
  * notices, for as long as no change touches it (up to a minute). A notice evicts the session
  * it names, or every session of the user it names (disabled, deleted, a group joined or left).
  * A lookup that overlapped a notice serves its own request but is not kept. After a write of
- * this process's own to those tables, the next request waits until the notices committed before
- * it have arrived (a probe through the database, once for every request waiting), so a session
- * revoked here never resolves here again, however soon the next request comes.
+ * this process's own to those tables (told when it commits), the next request that would use a
+ * session read before it waits until the notices committed before it have arrived (a probe the
+ * listening connection sends itself, one for every request waiting), so a session revoked here
+ * never resolves here again, however soon the next request comes. A slide of the idle expiry
+ * sends no notice: a kept session that looks expired is read again before it is ended.
  */
 class SessionResolver implements SessionResolution {
   readonly #db: Kysely<Tables>;
@@ -119,7 +121,10 @@ class SessionResolver implements SessionResolution {
       live: (live) => {
         this.#live = live;
         this.#generation++;
-        this.#cache.clear();
+        // Deaf, what is kept falls under the 2-s rule (so a session looked up just before the
+        // database went away still answers for that long); heard again, notices sent before the
+        // connection listened were missed, so nothing kept before is trusted.
+        if (live) this.#cache.clear();
       },
     });
   }
