@@ -123,7 +123,8 @@ class WatchedConnection implements DatabaseConnection {
     options?: Parameters<DatabaseConnection['executeQuery']>[1],
   ): Promise<QueryResult<R>> {
     const result = await this.inner.executeQuery<R>(query, options);
-    this.#note(query);
+    // An update or delete that matched no row changed nothing.
+    if (result.numAffectedRows !== 0n) this.#note(query);
     return result;
   }
 

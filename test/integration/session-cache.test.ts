@@ -91,6 +91,21 @@ describe.runIf(postgres)('sessions between requests (PostgreSQL)', () => {
     await keptUntilAnnounced('ana', 'user:ana');
   });
 
+  it("a user's notice evicts that user's sessions only, and groups set again unchanged send none", async () => {
+    const [mine, theirs] = [await t.sessionFor('kim', 'acme'), await t.sessionFor('lou', 'acme')];
+    expect(await signedIn(mine)).toBe(true);
+    expect(await signedIn(theirs)).toBe(true);
+    await disableSilently('kim');
+    await disableSilently('lou');
+    t.clock.advance(10_000);
+    // The same groups again (a federated sign-in with an unchanged claim): no row changes.
+    await replaceGroups(database.db, 'kim', ['acme']);
+    expect(await signedIn(mine)).toBe(true);
+    await elsewhere(`select pg_notify('assetql_sessions', 'user:kim')`);
+    expect(await eventually(mine, false)).toBe(false);
+    expect(await signedIn(theirs)).toBe(true);
+  });
+
   it('ends at once everywhere when another process disables the user, deletes the session or takes the group', async () => {
     const [a, b, c] = [
       await t.sessionFor('bo', 'acme'),

@@ -114,14 +114,16 @@ export async function addGroups(db: Db, username: string, groups: readonly strin
     .execute();
 }
 
-/** Makes `groups` the user's only groups. */
+/**
+ * Makes `groups` the user's only groups: removes the others and adds the missing ones, leaving
+ * the memberships that stay untouched (a federated sign-in with the same groups changes no row,
+ * so no session change notice goes out for it).
+ */
 export async function replaceGroups(db: Db, username: string, groups: readonly string[]): Promise<void> {
-  await db.deleteFrom('user_groups').where('username', '=', username).execute();
-  if (groups.length)
-    await db
-      .insertInto('user_groups')
-      .values(groups.map((g) => ({ username, user_group: g })))
-      .execute();
+  let removed = db.deleteFrom('user_groups').where('username', '=', username);
+  if (groups.length) removed = removed.where('user_group', 'not in', groups);
+  await removed.execute();
+  await addGroups(db, username, groups);
 }
 
 /**
