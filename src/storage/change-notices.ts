@@ -167,7 +167,7 @@ export class ChangeNotices {
       if (!(await this.#probeOn(c))) {
         if (!this.#reported)
           this.#log.info(
-            'change notices do not reach this process (a transaction-mode pooler?); nothing is kept between requests, tried again in 30 s',
+            'change notices do not reach this process (a transaction-mode pooler?); profiles are read for every request and sessions every 2 s, tried again in 30 s',
           );
         this.#reported = true;
         await c.end().catch(() => {});
@@ -200,7 +200,7 @@ export class ChangeNotices {
       if (!this.#reported)
         this.#log.warn(
           { err: (e as Error).message },
-          'cannot listen for change notices; nothing is kept between requests until it can',
+          'cannot listen for change notices; profiles are read for every request and sessions every 2 s until it can',
         );
       this.#reported = true;
       c.end().catch(() => {});

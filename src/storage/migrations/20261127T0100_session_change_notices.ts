@@ -9,7 +9,7 @@ import { type Kysely, sql } from 'kysely';
 //   idle expiry, nor a challenge's attempts or state);
 // - `user:<username>` after a user is deleted, disabled or enabled, or renamed, or joins or leaves
 //   a group: that user's sessions may have lost (or regained) their standing;
-// - `*` after either table is truncated.
+// - `*` after any of the three tables is truncated.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function sessions_changed() returns trigger language plpgsql as $$
