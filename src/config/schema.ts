@@ -242,6 +242,12 @@ export const schema = z
      */
     directExecution: z.boolean().default(true),
     /**
+     * `ASSETQL_PREPARED_OPERATIONS`: answer a document seen before, which one subgraph answers
+     * alone, without the gateway runtime's per-request pipeline
+     * (docs/performance.md#prepared-operations) @default true
+     */
+    preparedOperations: z.boolean().default(true),
+    /**
      * `ASSETQL_METRICS_PORT`: serve Prometheus metrics at `/metrics` on this port, apart from the
      * API (docs/operations.md#metrics) @default off: no metric is recorded and nothing is loaded
      */

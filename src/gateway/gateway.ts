@@ -1,6 +1,6 @@
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import type { Config } from '../config/index.ts';
-import { useDocumentCache } from '../shared/document-cache.ts';
+import { createDocumentCache, useDocumentCache } from '../shared/document-cache.ts';
 import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
@@ -24,10 +24,12 @@ import { demandControl, useDocumentLimits } from './plugins/use-document-limits.
 import { useInputLimits } from './plugins/use-input-limits.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
 import { type MetricsContext, useMetrics } from './plugins/use-metrics.ts';
+import { usePreparedOperations } from './plugins/use-prepared-operations.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
 import { useTenantFairness } from './plugins/use-tenant-fairness.ts';
+import { type PreparedContext, PreparedOperations } from './prepared-operations.ts';
 import { useRoutes } from './routes/index.ts';
 import { forwardedRoute, type InProcessFetch } from './routes/subgraph-routes.ts';
 
@@ -49,6 +51,7 @@ export interface GatewayOptions {
     | 'maxStringLength'
     | 'introspection'
     | 'directExecution'
+    | 'preparedOperations'
     | 'upstreamTimeoutMs'
   >;
   /** The subgraphs as they declare themselves (routes, capabilities), with SDL and URL. */
@@ -88,7 +91,7 @@ export interface Gateway {
 }
 
 /** What the plugins learn of a request; the runtime gets it as its server context. */
-type RequestContext = HttpContext & CorrelationContext & IdentityContext & MetricsContext;
+type RequestContext = HttpContext & CorrelationContext & IdentityContext & MetricsContext & PreparedContext;
 
 /**
  * The gateway: composes the subgraphs at start, and serves them through the Hive Gateway runtime
@@ -119,6 +122,16 @@ export function createGateway(options: GatewayOptions): Gateway {
           remoteSubgraph(definition, config.upstreamTimeoutMs),
       )
     : [];
+
+  // Parsed documents kept between requests (bounded by size), and the operations of theirs that
+  // one subgraph answers alone without variables, answered again without the runtime's pipeline
+  // (plugins/use-prepared-operations.ts). Not with tracing on: its spans are the pipeline's.
+  const documents = createDocumentCache();
+  const prepared =
+    config.directExecution && config.preparedOperations && !options.tracing
+      ? new PreparedOperations<(typeof directSubgraphs)[number]>(documents)
+      : undefined;
+  const cors = corsPolicy(config.corsOrigins);
 
   // Who runs next when tenants contend for this process (gateway/fairness.ts).
   const fairness = useTenantFairness({ ...config.fairness, ...SCHEDULER_TIMING }, metrics);
@@ -151,11 +164,23 @@ export function createGateway(options: GatewayOptions): Gateway {
       ),
     }),
     ...useDocumentLimits(documentLimits, introspection, metrics),
-    useDocumentCache(),
+    useDocumentCache(documents),
     useInputLimits({ maxStringLength: config.maxStringLength, maxListLength: documentLimits.maxListLength }),
     useCsrf(),
     sessionIdentity,
     ...(config.fairness.busyAbove < 1 ? [fairness] : []),
+    ...(prepared
+      ? [
+          usePreparedOperations({
+            graphqlPath: GRAPHQL_PATH,
+            operations: prepared,
+            cors,
+            respond: (body, init) => new runtime.fetchAPI.Response(body, init),
+            relayHeaders: sessionIdentity.relay,
+            metrics,
+          }),
+        ]
+      : []),
     ...(config.directExecution
       ? [
           useDirectExecution({
@@ -163,6 +188,7 @@ export function createGateway(options: GatewayOptions): Gateway {
             relayHeaders: sessionIdentity.relay,
             metrics,
             traceSubgraphCall: options.tracing?.traceSubgraphCall,
+            prepared,
           }),
         ]
       : []),
@@ -174,7 +200,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     graphqlEndpoint: GRAPHQL_PATH,
     // Same-origin only unless origins are configured: with credentials (the session cookie),
     // a permissive CORS policy would let any site act as the signed-in user (gateway/cors.ts).
-    cors: corsPolicy(config.corsOrigins),
+    cors,
     landingPage: false,
     graphiql: false,
     // Off in production unless configured (ASSETQL_INTROSPECTION); the explorer needs it.

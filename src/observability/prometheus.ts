@@ -39,6 +39,11 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     buckets: SECONDS,
     registers,
   });
+  const prepared = new client.Counter({
+    name: 'assetql_prepared_operations_total',
+    help: 'GraphQL requests answered as prepared operations, without the gateway runtime pipeline (also counted in assetql_graphql_request_duration_seconds)',
+    registers,
+  });
   const subgraphs = new client.Histogram({
     name: 'assetql_subgraph_request_duration_seconds',
     help: 'Requests from the gateway to each subgraph by outcome (error: a failure or any error in the result), and their time',
@@ -103,6 +108,9 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     registry,
     operation(name: string | null | undefined, outcome: OperationOutcome, seconds: number) {
       operations.observe({ operation: operationLabel(name), outcome }, seconds);
+    },
+    preparedOperation() {
+      prepared.inc();
     },
     subgraphRequest(subgraph, outcome, seconds) {
       subgraphs.observe({ subgraph, outcome }, seconds);

@@ -10,6 +10,8 @@
 export interface Metrics {
   /** A GraphQL request at the gateway, by operation name and outcome, and its time. */
   operation(name: string | null | undefined, outcome: OperationOutcome, seconds: number): void;
+  /** A GraphQL request answered as a prepared operation, without the runtime's pipeline (docs/performance.md#prepared-operations). */
+  preparedOperation(): void;
   /** A request from the gateway to a subgraph (over HTTP or in process), and its time. */
   subgraphRequest(subgraph: string, outcome: 'ok' | 'error', seconds: number): void;
   /** A session ID looked up: found in the resolver's cache, or read from the database. */
@@ -39,6 +41,7 @@ const nothing = () => {};
 /** Metrics off: every call is a no-op. */
 export const NO_METRICS: Metrics = {
   operation: nothing,
+  preparedOperation: nothing,
   subgraphRequest: nothing,
   sessionLookup: nothing,
   exportStarted: nothing,

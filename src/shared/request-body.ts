@@ -91,13 +91,39 @@ export async function readBody(request: Request, maximum: number): Promise<ReadB
 export function useReadBody(): EnvelopPlugin {
   return {
     onRequestParse({ request, setRequestParser }) {
-      const text = jsonBodies.get(request);
-      if (text === undefined) return;
-      // Parsed once; the request (kept while its answer streams) need not keep the text too.
-      jsonBodies.delete(request);
-      setRequestParser(() => parseJsonBody(text));
+      const parsed = parsedJsonBody(request);
+      if (parsed === undefined) return;
+      setRequestParser(() => {
+        if ('error' in parsed) throw parsed.error;
+        return parsed.params;
+      });
     },
   };
+}
+
+/** A JSON body's parameters, or the refusal its text earns (kept until the request is let go). */
+type ParsedBody = { params: Record<string, unknown> } | { error: unknown };
+const parsedBodies = new WeakMap<Request, ParsedBody>();
+
+/**
+ * The parameters of a JSON body {@link readBody} read, parsed once whoever asks first (the
+ * gateway's prepared operations, then Yoga's request parser); undefined for a request with no
+ * such body. The text is dropped once parsed: the request, kept while its answer streams, need
+ * not keep it too.
+ */
+export function parsedJsonBody(request: Request): ParsedBody | undefined {
+  let parsed = parsedBodies.get(request);
+  if (parsed) return parsed;
+  const text = jsonBodies.get(request);
+  if (text === undefined) return undefined;
+  jsonBodies.delete(request);
+  try {
+    parsed = { params: parseJsonBody(text) };
+  } catch (error) {
+    parsed = { error };
+  }
+  parsedBodies.set(request, parsed);
+  return parsed;
 }
 
 /**

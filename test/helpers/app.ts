@@ -2,6 +2,7 @@ import { type Config, loadConfig } from '../../src/config/index.ts';
 import { createApp, type Role } from '../../src/server/app.ts';
 import { type Clock, ManualClock } from '../../src/shared/clock.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
+import type { Metrics } from '../../src/shared/metrics.ts';
 import type { AuthLimits } from '../../src/subgraphs/auth/limits.ts';
 import { addGroups, findUser, insertUser } from '../../src/subgraphs/auth/repository/users.ts';
 import { openSession } from '../../src/subgraphs/auth/sessions.ts';
@@ -57,6 +58,8 @@ export async function startTestApp(
     authLimits?: AuthLimits;
     /** Where the app logs @default silent (TEST_LOG_LEVEL to see it) */
     log?: Logger;
+    /** Where the app's metrics go @default off */
+    metrics?: Metrics;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await freshDatabase());
@@ -68,6 +71,7 @@ export async function startTestApp(
     log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     migrate: false,
     authLimits: options.authLimits,
+    metrics: options.metrics,
   });
   const handle = (request: Request, remoteAddress?: string) => app.handle(request, remoteAddress);
   return {

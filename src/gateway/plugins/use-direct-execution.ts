@@ -30,6 +30,7 @@ import { PerOperation } from '../../shared/per-operation.ts';
 import { SESSION_HEADER } from '../../shared/session-policy.ts';
 import type { LocalResult, Subgraph } from '../../shared/subgraph.ts';
 import type { Plugin } from '../http.ts';
+import type { PreparedContext, PreparedOperations } from '../prepared-operations.ts';
 import type { CorrelationContext } from './use-correlation-id.ts';
 import type { IdentityContext } from './use-session-identity.ts';
 import { fromSubgraph } from './use-subgraph-errors.ts';
@@ -54,19 +55,25 @@ export interface DirectExecutionOptions {
 /**
  * An operation one subgraph answers alone ({@link DirectPlanner}) goes to it whole, unplanned,
  * after the supergraph's validation and the document limits: executed in process, or sent as it
- * is over HTTP.
+ * is over HTTP. One that a subgraph answered is noted in `prepared`, when given,
+ * to be answered again without the runtime's pipeline (use-prepared-operations.ts); a result the
+ * prepared path made but hands back to the pipeline (it has errors) is shown here, not made again.
  */
 export function useDirectExecution(
-  options: DirectExecutionOptions,
-): Plugin<CorrelationContext & IdentityContext> {
+  options: DirectExecutionOptions & { prepared?: PreparedOperations<DirectSubgraph> },
+): Plugin<CorrelationContext & IdentityContext & PreparedContext> {
   const planner = new DirectPlanner(options.subgraphs);
-  const metrics = options.metrics ?? NO_METRICS;
   return {
     onExecute({ args, setExecuteFn }) {
       const subgraph = planner.plan(args.document, args.operationName);
       if (!subgraph) return;
       setExecuteFn(async (a) => {
-        const context = a.contextValue as CorrelationContext & IdentityContext;
+        const context = a.contextValue as CorrelationContext & IdentityContext & PreparedContext;
+        const handed = context.preparedResult;
+        if (handed) {
+          context.preparedResult = undefined;
+          return shownResult(handed, subgraph.name);
+        }
         // Variables are coerced here, as the planned form does: a bad one is a request error
         // located in the client's document, whichever process would have run the operation.
         const operation = getOperationAST(a.document, a.operationName);
@@ -76,45 +83,72 @@ export function useDirectExecution(
           (a.variableValues ?? {}) as Record<string, unknown>,
         );
         if (coerced.errors) return { errors: coerced.errors };
-        const start = performance.now();
-        const call = (traceHeaders?: Record<string, string>) =>
-          subgraph.execute({
+        const { result } = await runDirect(
+          subgraph,
+          {
             document: a.document,
             operationName: a.operationName,
-            variableValues: a.variableValues,
-            identity: context.identity,
-            signedIdentity: context.signedIdentity,
-            requestId: context.requestId,
-            traceHeaders,
-          });
-        const { result, responseHeaders } = await (options.traceSubgraphCall
-          ? options.traceSubgraphCall(subgraph.name, call)
-          : call());
-        metrics.subgraphRequest(
-          subgraph.name,
-          result.errors?.length ? 'error' : 'ok',
-          (performance.now() - start) / 1000,
+            variableValues: a.variableValues as Record<string, unknown> | null | undefined,
+          },
+          context,
+          options,
         );
-        options.relayHeaders(subgraph.name, responseHeaders, context);
-        if (!result.errors?.length) return result;
-        // Errors as the planned form shows them: named with the subgraph, field errors without
-        // locations (there they would point into the subgraph's query, so the router drops them).
-        const errors = result.errors.map((e) =>
-          fromSubgraph(
-            e.path
-              ? new GraphQLError(e.message, {
-                  path: e.path,
-                  originalError: e.originalError,
-                  extensions: { ...e.extensions },
-                })
-              : e,
-            subgraph.name,
-          ),
-        );
-        return { ...result, errors };
+        options.prepared?.record(a.document, a.operationName, subgraph);
+        return shownResult(result, subgraph.name);
       });
     },
   };
+}
+
+/**
+ * Runs an operation on the subgraph that answers it alone, as direct execution and prepared
+ * operations both do: in a span when tracing is on, timed for the metrics, and with the session
+ * changes it makes relayed to the client.
+ */
+export async function runDirect(
+  subgraph: DirectSubgraph,
+  operation: Pick<DirectOperation, 'document' | 'operationName' | 'variableValues'>,
+  context: CorrelationContext & IdentityContext,
+  options: Pick<DirectExecutionOptions, 'relayHeaders' | 'metrics' | 'traceSubgraphCall'>,
+): Promise<LocalResult> {
+  const start = performance.now();
+  const call = (traceHeaders?: Record<string, string>) =>
+    subgraph.execute({
+      ...operation,
+      identity: context.identity,
+      signedIdentity: context.signedIdentity,
+      requestId: context.requestId,
+      traceHeaders,
+    });
+  const local = await (options.traceSubgraphCall ? options.traceSubgraphCall(subgraph.name, call) : call());
+  (options.metrics ?? NO_METRICS).subgraphRequest(
+    subgraph.name,
+    local.result.errors?.length ? 'error' : 'ok',
+    (performance.now() - start) / 1000,
+  );
+  options.relayHeaders(subgraph.name, local.responseHeaders, context);
+  return local;
+}
+
+/**
+ * A subgraph's result as the planned form shows it: errors named with the subgraph, field errors
+ * without locations (there they would point into the subgraph's query, so the router drops them).
+ */
+function shownResult(result: ExecutionResult, subgraph: string): ExecutionResult {
+  if (!result.errors?.length) return result;
+  const errors = result.errors.map((e) =>
+    fromSubgraph(
+      e.path
+        ? new GraphQLError(e.message, {
+            path: e.path,
+            originalError: e.originalError,
+            extensions: { ...e.extensions },
+          })
+        : e,
+      subgraph,
+    ),
+  );
+  return { ...result, errors };
 }
 
 /** What planning needs of a subgraph: its name, SDL and schema. */
@@ -292,9 +326,10 @@ export function inProcessSubgraph(subgraph: Subgraph): DirectSubgraph {
 }
 
 /**
- * A subgraph served by another process: the operation is sent to it as the client wrote it
- * (printed once per document), with the signed identity and the correlation id, and its answer
- * is the operation's answer. Failing to reach it is reported as the planner reports it
+ * A subgraph served by another process: the operation is sent to it as the client wrote it, with
+ * the signed identity and the correlation id, and its answer is the operation's answer. Only the
+ * operation and the fragments it spreads are sent (printed once per operation): the document's
+ * other operations may select what this subgraph does not have, and would fail its validation. Failing to reach it is reported as the planner reports it
  * (`SUBREQUEST_HTTP_ERROR`, which the gateway turns into SERVICE_UNAVAILABLE). Errors come back
  * as the subgraph wrote them; the plugin names the subgraph on them.
  */
@@ -303,7 +338,7 @@ export function remoteSubgraph(
   /** The upstream timeout, as the runtime applies to planned requests (docs/security.md). */
   timeoutMs?: number,
 ): DirectSubgraph {
-  const printed = new WeakMap<DocumentNode, string>();
+  const printed = new PerOperation<string>();
   const unavailable = (reason: string): LocalResult => ({
     result: {
       data: null,
@@ -322,11 +357,10 @@ export function remoteSubgraph(
     typeDefs: definition.typeDefs,
     schema: buildSubgraphSchema({ typeDefs: parse(definition.typeDefs) }),
     async execute(operation) {
-      let query = printed.get(operation.document);
-      if (query === undefined) {
-        query = print(operation.document);
-        printed.set(operation.document, query);
-      }
+      const query = printed.get(operation.document, operation.operationName, () => {
+        const chosen = getOperationAST(operation.document, operation.operationName);
+        return print(chosen ? operationAlone(operation.document, chosen) : operation.document);
+      });
       const headers: Record<string, string> = {
         ...operation.traceHeaders,
         'content-type': 'application/json',

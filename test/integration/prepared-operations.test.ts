@@ -1,0 +1,352 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
+import { seedDemo } from '../../src/demo/seed.ts';
+import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/prometheus.ts';
+import { type Listening, listen } from '../../src/server/listen.ts';
+import { createUser } from '../../src/subgraphs/auth/users.ts';
+import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+/**
+ * Prepared operations (src/gateway/plugins/use-prepared-operations.ts): a document the gateway
+ * has answered through the runtime's pipeline is answered again without it. Two apps over one
+ * database, the same requests to both: `fast` with prepared operations, `slow` without. Every
+ * answer must be the same (status, headers, body), and `fast` must have answered on the
+ * prepared path exactly the requests it may (its counter), so that the comparison is not between
+ * two runs of the same pipeline.
+ */
+
+const SECRET = 'prepared-operations-secret-0123456789abcdef';
+
+let database: TestDatabase;
+let metrics: PrometheusMetrics;
+let demo: Record<string, string>;
+let east: Record<string, string>;
+/** The subgraphs served over HTTP for the distributed gateways, and what serves them. */
+const served: { app: TestApp; server: Listening }[] = [];
+
+/** A gateway with prepared operations and one without, over the same database, in one form. */
+interface Form {
+  fast: TestApp;
+  slow: TestApp;
+}
+const forms: Record<'single' | 'distributed', Form> = {} as never;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  metrics = createPrometheusMetrics({ maxOperations: 100 });
+  const config = { secret: SECRET };
+  forms.single = {
+    fast: await startTestApp({ database, metrics, config }),
+    slow: await startTestApp({ database, config: { ...config, preparedOperations: false } }),
+  };
+  await seedDemo(database.db, forms.single.fast.config);
+  const subgraphUrls: Record<string, string> = {};
+  for (const name of SUBGRAPH_NAMES) {
+    const app = await startTestApp({ database, role: { kind: 'subgraph', name }, config });
+    const server = await listen((request, address) => app.handle(request, address), 0, '127.0.0.1');
+    served.push({ app, server });
+    subgraphUrls[name] = `${server.url}/graphql`;
+  }
+  const gateway = { ...config, subgraphUrls };
+  forms.distributed = {
+    fast: await startTestApp({ database, metrics, role: { kind: 'gateway' }, config: gateway }),
+    slow: await startTestApp({
+      database,
+      role: { kind: 'gateway' },
+      config: { ...gateway, preparedOperations: false },
+    }),
+  };
+  demo = { 'x-svc-sessionid': await forms.single.fast.sessionFor('demo', 'demo') };
+  east = { 'x-svc-sessionid': await forms.single.fast.sessionFor('demo-east-user', 'demo-east') };
+}, 60_000);
+afterAll(async () => {
+  for (const form of Object.values(forms)) {
+    await form.fast?.close();
+    await form.slow?.close();
+  }
+  for (const { app, server } of served) {
+    await server.close(100);
+    await app.close();
+  }
+  await database?.close();
+});
+
+async function preparedCount(): Promise<number> {
+  const metric = await metrics.registry.getSingleMetric('assetql_prepared_operations_total')!.get();
+  return metric.values[0]?.value ?? 0;
+}
+
+interface Sent {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A POST to the GraphQL endpoint with `body` as it is written (JSON unless a string is given). */
+function post(body: unknown, headers: Record<string, string> = {}): () => Request {
+  return () =>
+    new Request(`${BASE}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+}
+
+/** What a client sees of an answer; the correlation id and the date differ between any two. */
+async function sent(response: Response): Promise<Sent> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    if (key !== 'x-request-id' && key !== 'date') headers[key] = value;
+  });
+  return { status: response.status, headers, body: await response.text() };
+}
+
+const PAGE = '{ assets(profile: "well") { all(first: 3) { edges { node { id displayName } } } } }';
+const SESSION = 'query Mine { session { authenticated username userGroup } }';
+const TWO = 'query A { __typename } query B { session { authenticated } }';
+const ISSUES = '{ issues { all(first: 2) { edges { node { id displayName } } } } }';
+const BAD_RENAME =
+  'mutation { updateAssetFilter(input: { id: "no-such-filter", displayName: "x" }) { assetFilter { id } errors { type message } } }';
+
+/** Each case: a request, and whether its third sending may be answered on the prepared path. */
+const cases: { name: string; request: () => Request; prepared: boolean }[] = [
+  { name: 'typename', request: post({ query: '{ __typename }' }), prepared: true },
+  { name: 'a page of wells', request: post({ query: PAGE }, {}), prepared: true },
+  { name: 'the session, named', request: post({ query: SESSION, operationName: 'Mine' }), prepared: true },
+  { name: 'one of two operations', request: post({ query: TWO, operationName: 'B' }), prepared: true },
+  { name: 'the other of two', request: post({ query: TWO, operationName: 'A' }), prepared: true },
+  { name: 'issues', request: post({ query: ISSUES }), prepared: true },
+  { name: 'a mutation answering a payload error', request: post({ query: BAD_RENAME }), prepared: true },
+  { name: 'empty variables', request: post({ query: PAGE, variables: {} }), prepared: true },
+  {
+    name: 'null variables and name',
+    request: post({ query: PAGE, variables: null, operationName: null }),
+    prepared: true,
+  },
+  // Answered by the pipeline: what the prepared path does not look at, it does not answer.
+  { name: 'variables given', request: post({ query: PAGE, variables: { x: 1 } }), prepared: false },
+  { name: 'variables not an object', request: post({ query: PAGE, variables: 'x' }), prepared: false },
+  { name: 'variables a list', request: post({ query: PAGE, variables: [] }), prepared: false },
+  { name: 'extensions', request: post({ query: PAGE, extensions: {} }), prepared: false },
+  { name: 'another parameter', request: post({ query: PAGE, foo: 1 }), prepared: false },
+  { name: 'an operation name not in it', request: post({ query: TWO, operationName: 'C' }), prepared: false },
+  { name: 'no operation name for two', request: post({ query: TWO }), prepared: false },
+  { name: 'a name that is not a string', request: post({ query: PAGE, operationName: 1 }), prepared: false },
+  { name: 'not JSON', request: post('{"query": "{ __typename }"'), prepared: false },
+  { name: 'a query that is not a string', request: post({ query: 1 }), prepared: false },
+  { name: 'a batch', request: post([{ query: '{ __typename }' }]), prepared: false },
+  { name: 'a document that does not parse', request: post({ query: '{ __typename' }), prepared: false },
+  { name: 'a field that does not exist', request: post({ query: '{ nope }' }), prepared: false },
+];
+
+const ACCEPTS: [string | undefined, boolean][] = [
+  [undefined, true],
+  ['*/*', true],
+  ['application/json', true],
+  ['application/graphql-response+json', true],
+  ['application/graphql-response+json, application/json', true],
+  ['application/json;charset=utf-8, application/graphql-response+json', true],
+  ['application/*', true],
+  ['Application/JSON', true],
+  ['text/event-stream', false],
+  ['multipart/mixed', false],
+  ['text/event-stream, application/json', true],
+  // Yoga tries its JSON processor last, so it wins whenever the header accepts JSON at all.
+  ['application/json, text/event-stream', true],
+  ['application/json; charset=latin1', false],
+  ['text/html', false],
+];
+
+describe.each(['single', 'distributed'] as const)(
+  'prepared operations answer as the pipeline does (%s)',
+  (formName) => {
+    const check = async (
+      request: () => Request,
+      expectPrepared: boolean,
+      headers: Record<string, string>,
+    ) => {
+      const withHeaders = () => {
+        const r = request();
+        for (const [k, v] of Object.entries(headers)) r.headers.set(k, v);
+        return r;
+      };
+      const { fast, slow } = forms[formName];
+      for (let i = 0; i < 3; i++) {
+        const before = await preparedCount();
+        const a = await sent(await fast.handle(withHeaders()));
+        const answeredFast = (await preparedCount()) - before;
+        const b = await sent(await slow.handle(withHeaders()));
+        expect(a).toEqual(b);
+        // What may be prepared answers data without errors (else the pipeline answers it).
+        if (expectPrepared) expect(JSON.parse(a.body).errors).toBeUndefined();
+        // From the third sending on (a text is kept from its second parse), when it may.
+        if (i === 2) expect(answeredFast).toBe(expectPrepared ? 1 : 0);
+        else if (!expectPrepared) expect(answeredFast).toBe(0);
+      }
+    };
+
+    for (const c of cases) {
+      it(`signed in: ${c.name}`, async () => {
+        // A request with an error result is executed on the prepared path and answered by the
+        // pipeline: it is never counted as prepared.
+        await check(c.request, c.prepared, demo);
+      });
+    }
+
+    it('anonymous: the page is refused the same way, by the pipeline after the prepared execution', async () => {
+      await check(post({ query: PAGE }), false, {});
+      const r = await sent(await forms[formName].fast.handle(post({ query: PAGE })()));
+      expect(JSON.parse(r.body).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    });
+
+    for (const [accept, prepared] of ACCEPTS) {
+      it(`accept ${accept ?? '(none)'}`, async () => {
+        await check(
+          post({ query: '{ __typename }' }),
+          prepared,
+          accept === undefined ? demo : { ...demo, accept },
+        );
+      });
+    }
+
+    it('a listed CORS origin takes the pipeline (its headers); another origin does not need it', async () => {
+      const corsDb = database;
+      const withCors = await startTestApp({
+        database: corsDb,
+        config: { corsOrigins: ['https://app.example'] },
+      });
+      try {
+        const ask = (origin: string) =>
+          withCors.handle(post({ query: '{ __typename }' }, { ...demo, origin })());
+        for (let i = 0; i < 3; i++) await ask('https://other.example');
+        const listed = await ask('https://app.example');
+        expect(listed.headers.get('access-control-allow-origin')).toBe('https://app.example');
+        expect(listed.headers.get('access-control-allow-credentials')).toBe('true');
+        const other = await ask('https://other.example');
+        expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      } finally {
+        await withCors.close();
+      }
+    });
+  },
+);
+
+describe.each(['single', 'distributed'] as const)(
+  'prepared operations keep every per-request check (%s)',
+  (formName) => {
+    it('answers each caller with its own tenant, under concurrency', async () => {
+      const { fast } = forms[formName];
+      const query = post({ query: '{ session { username userGroup } }' });
+      for (let i = 0; i < 3; i++) await fast.handle(query());
+      const before = await preparedCount();
+      const callers = [demo, east, {}];
+      const answers = await Promise.all(
+        Array.from({ length: 90 }, async (_, i) => {
+          const r = query();
+          for (const [k, v] of Object.entries(callers[i % 3]!)) r.headers.set(k, v);
+          return { i, body: (await (await fast.handle(r)).json()) as { data: { session: unknown } } };
+        }),
+      );
+      for (const { i, body } of answers) {
+        expect(body.data.session).toEqual(
+          [
+            { username: 'demo', userGroup: 'demo' },
+            { username: 'demo-east-user', userGroup: 'demo-east' },
+            { username: null, userGroup: null },
+          ][i % 3],
+        );
+      }
+      expect((await preparedCount()) - before).toBe(90);
+
+      const pages = await Promise.all(
+        [demo, east, demo, east].map(async (h) => {
+          const r = post({ query: PAGE }, h)();
+          return (await (await fast.handle(r)).json()) as { data: { assets: { all: { edges: unknown[] } } } };
+        }),
+      );
+      expect(pages[0]).toEqual(pages[2]);
+      expect(pages[1]).toEqual(pages[3]);
+      expect(pages[0]).not.toEqual(pages[1]);
+    });
+
+    it('bounds the body, refuses cross-site bodies and oversized variables as before', async () => {
+      const { fast } = forms[formName];
+      const query = { query: '{ __typename }' };
+      for (let i = 0; i < 3; i++) await fast.handle(post(query, demo)());
+      const huge = await fast.handle(
+        post({ ...query, pad: 'x'.repeat(fast.config.documentLimits.maxBodyBytes) }, demo)(),
+      );
+      expect(huge.status).toBe(413);
+      const crossSite = await fast.handle(
+        post(JSON.stringify(query), { ...demo, 'content-type': 'text/plain' })(),
+      );
+      expect(crossSite.status).toBe(403);
+      const deep = { v: {} as Record<string, unknown> };
+      let at = deep.v;
+      for (let i = 0; i < fast.config.documentLimits.maxVariablesDepth + 2; i++)
+        at = at.v = {} as Record<string, unknown>;
+      const nested = await sent(await fast.handle(post({ ...query, variables: deep }, demo)()));
+      expect(nested.status).toBe(400);
+      expect(JSON.parse(nested.body).errors[0].extensions.limit).toBe('maxVariablesDepth');
+    });
+
+    it('relays a session change made on the prepared path', async () => {
+      const { fast } = forms[formName];
+      const username = `prepared-${formName}`;
+      await createUser(database.db, fast.config.secret, {
+        username,
+        groups: ['demo'],
+        password: 'a long enough password',
+      });
+      const signIn = post({
+        query: `mutation { signIn(input: { loginUsername: "${username}", password: "a long enough password", clientApplicationType: EXPLORER }) { errors { type } } }`,
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const before = await preparedCount();
+        const response = await fast.handle(signIn());
+        if (i === 2) expect((await preparedCount()) - before).toBe(1);
+        expect(response.headers.get('set-cookie')).toMatch(/^svc_sessionid=/);
+        ids.push(response.headers.get('x-svc-sessionid')!);
+      }
+      expect(new Set(ids).size).toBe(3);
+      const who = await fast.graphql('{ session { username } }', undefined, { 'x-svc-sessionid': ids[2]! });
+      expect(who.body.data).toEqual({ session: { username } });
+    });
+
+    it('survives clients that go away before their answer, over a real socket', async () => {
+      const { fast } = forms[formName];
+      const server = await listen((request, address) => fast.handle(request, address), 0, '127.0.0.1');
+      try {
+        const body = JSON.stringify({ query: PAGE });
+        const raw =
+          `POST /api/graphql HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n` +
+          `x-svc-sessionid: ${demo['x-svc-sessionid']}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+        const { port } = new URL(server.url);
+        const once = (leaveAfterMs: number | null) =>
+          new Promise<string>((resolve) => {
+            const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
+            let received = '';
+            socket.on('data', (b) => {
+              received += b.toString();
+              if (leaveAfterMs === null && received.includes('"data"')) socket.end();
+            });
+            socket.on('error', () => {});
+            socket.on('close', () => resolve(received));
+            if (leaveAfterMs !== null) setTimeout(() => socket.destroy(), leaveAfterMs);
+          });
+        for (let i = 0; i < 3; i++) expect(await once(null)).toContain('HTTP/1.1 200');
+        const before = await preparedCount();
+        await Promise.all(Array.from({ length: 60 }, (_, i) => once(i)));
+        // None took the process down: the next client is answered, after whatever of theirs was
+        // still running (executed on the prepared path, answered into closed sockets).
+        expect(await once(null)).toContain('HTTP/1.1 200');
+        expect(await preparedCount()).toBeGreaterThan(before + 1);
+      } finally {
+        await server.close(100);
+      }
+    });
+  },
+);
