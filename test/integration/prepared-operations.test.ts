@@ -139,6 +139,12 @@ const cases: { name: string; request: () => Request; prepared: boolean }[] = [
   { name: 'a batch', request: post([{ query: '{ __typename }' }]), prepared: false },
   { name: 'a document that does not parse', request: post({ query: '{ __typename' }), prepared: false },
   { name: 'a field that does not exist', request: post({ query: '{ nope }' }), prepared: false },
+  // Refused by Yoga's own body bound (a caller in process can send what node's parser refuses).
+  {
+    name: 'a malformed length',
+    request: post({ query: '{ __typename }' }, { 'content-length': '1, 1' }),
+    prepared: false,
+  },
 ];
 
 const ACCEPTS: [string | undefined, boolean][] = [
@@ -316,6 +322,27 @@ describe.each(['single', 'distributed'] as const)(
       expect(who.body.data).toEqual({ session: { username } });
     });
 
+    it('answers a client that has gone away as the pipeline does, executing nothing for it', async () => {
+      const { fast, slow } = forms[formName];
+      const rename = post({
+        query:
+          'mutation { updateAssetFilter(input: { id: "gone-filter", displayName: "x" }) { errors { type } } }',
+      });
+      for (let i = 0; i < 3; i++) await fast.handle(rename());
+      const gone = (app: TestApp) => {
+        const controller = new AbortController();
+        controller.abort();
+        const r = new Request(rename(), { signal: controller.signal });
+        for (const [k, v] of Object.entries(demo)) r.headers.set(k, v);
+        return app.handle(r);
+      };
+      const before = await preparedCount();
+      const [a, b] = [await gone(fast), await gone(slow)];
+      expect(a.status).toBe(b.status);
+      expect(a.status).toBe(499);
+      expect(await preparedCount()).toBe(before);
+    });
+
     it('survives clients that go away before their answer, over a real socket', async () => {
       const { fast } = forms[formName];
       const server = await listen((request, address) => fast.handle(request, address), 0, '127.0.0.1');
@@ -340,10 +367,10 @@ describe.each(['single', 'distributed'] as const)(
         for (let i = 0; i < 3; i++) expect(await once(null)).toContain('HTTP/1.1 200');
         const before = await preparedCount();
         await Promise.all(Array.from({ length: 60 }, (_, i) => once(i)));
-        // None took the process down: the next client is answered, after whatever of theirs was
-        // still running (executed on the prepared path, answered into closed sockets).
+        // None took the process down: the next client is answered on the prepared path, after
+        // whatever of theirs was still running (answered 499, as the pipeline answers them).
         expect(await once(null)).toContain('HTTP/1.1 200');
-        expect(await preparedCount()).toBeGreaterThan(before + 1);
+        expect(await preparedCount()).toBeGreaterThanOrEqual(before + 1);
       } finally {
         await server.close(100);
       }

@@ -49,20 +49,25 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
       const mediaType = regularMediaType(request.headers.get('accept'));
       if (!mediaType) return next(request);
       if (options.cors && request.headers.has('origin') && options.cors(request)) return next(request);
+      if (!yogaReadsLength(request.headers.get('content-length'))) return next(request);
       const prepared = options.operations.find(query, operationName ?? null);
       if (!prepared) return next(request);
 
-      const seen = context.metricsSeen;
-      if (seen) {
-        seen.requested = operationName;
-        seen.executed = prepared.name;
-      }
+      // A client that has gone away is answered as the pipeline answers it (the runtime's fetch
+      // rejects, and the masked-errors hook answers 499): before, nothing is executed for it.
+      request.signal.throwIfAborted();
       const { result } = await runDirect(
         prepared.subgraph,
         { document: prepared.document, operationName: prepared.operationName },
         context,
         options,
       );
+      request.signal.throwIfAborted();
+      const seen = context.metricsSeen;
+      if (seen) {
+        seen.requested = operationName;
+        seen.executed = prepared.name;
+      }
       if (result.errors?.length || result.extensions?.http) {
         context.preparedResult = result;
         return next(request);
@@ -76,6 +81,16 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
       });
     },
   };
+}
+
+/**
+ * Yoga's own body bound (graphql-yoga 5's `useLimitRequestBodySize`, on by default): it refuses a
+ * `Content-Length` that is not one decimal number (400) or is over 25,000,000 (413). Such a
+ * request takes the pipeline, for its refusal; node's HTTP parser refuses most of them first.
+ */
+const YOGA_MAX_BODY_BYTES = 25_000_000;
+function yogaReadsLength(length: string | null): boolean {
+  return length === null || (/^\d+$/.test(length) && Number(length) <= YOGA_MAX_BODY_BYTES);
 }
 
 /**
