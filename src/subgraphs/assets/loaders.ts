@@ -17,6 +17,11 @@ export interface AssetLoaders {
   /** The names of every profile of the group, kept between requests as definitions are. */
   profileNames(): Promise<readonly string[]>;
   asset: DataLoader<{ profile: string; id: string }, AssetRow | null, string>;
+  /**
+   * Assets this request has read otherwise (a page, related assets), for `asset` to answer without
+   * a statement, as priming each would; indexed only when `asset` is first used.
+   */
+  noteAssets(rows: readonly AssetRow[]): void;
   related: DataLoader<RelatedKey, AssetRow[], string>;
   /** The dataset counters of a profile (one statement for every profile asked in a request). */
   datasetStats: DataLoader<string, DatasetStats[]>;
@@ -38,6 +43,7 @@ export function createAssetLoaders(
   profiles: ProfileCache = new ProfileCache(),
 ): AssetLoaders {
   const loaded = new Map<string, EffectiveProfile | null>();
+  const notedAssets = new NotedAssets();
   /** Bumped when this request changes a profile: a load begun before it is not noted. */
   let generation = 0;
   const loaders: AssetLoaders = {
@@ -60,11 +66,12 @@ export function createAssetLoaders(
     asset: new DataLoader(
       async (keys) => {
         const rows = await assetsByKeys(db, group, keys);
-        const map = new Map(rows.map((r) => [`${r.profile}\u0000${r.id}`, r]));
-        return keys.map((k) => map.get(`${k.profile}\u0000${k.id}`) ?? null);
+        const map = new Map(rows.map((r) => [assetKey(r), r]));
+        return keys.map((k) => map.get(assetKey(k)) ?? null);
       },
-      { cacheKeyFn: (k) => `${k.profile}\u0000${k.id}` },
+      { cacheKeyFn: assetKey, cacheMap: notedAssets },
     ),
+    noteAssets: (rows) => notedAssets.note(rows),
     related: createRelatedLoader(db, group),
     datasetStats: new DataLoader(async (profiles) => {
       const rows = await db
@@ -91,4 +98,53 @@ export function createAssetLoaders(
     },
   };
   return loaders;
+}
+
+const assetKey = (k: { profile: string; id: string }) => `${k.profile}\u0000${k.id}`;
+
+/**
+ * The asset loader's cache. Priming it with every row of a page made a key, a promise and an entry
+ * for each of 100 rows, for a page that nothing then looks up by key (a sixteenth of what a page
+ * of wells allocated). Rows are noted a page at a time instead and put in the cache, as priming
+ * puts them (an asset already there stays), before anything else reads or changes it: what the
+ * loader answers is the same.
+ */
+class NotedAssets {
+  readonly #map = new Map<string, Promise<AssetRow | null>>();
+  #pending: (readonly AssetRow[])[] = [];
+
+  note(rows: readonly AssetRow[]): void {
+    if (rows.length) this.#pending.push(rows);
+  }
+
+  #flush(): void {
+    const pending = this.#pending;
+    this.#pending = [];
+    for (const rows of pending)
+      for (const row of rows) {
+        const key = assetKey(row);
+        if (!this.#map.has(key)) this.#map.set(key, Promise.resolve(row));
+      }
+  }
+
+  get(key: string): Promise<AssetRow | null> | undefined {
+    if (this.#pending.length) this.#flush();
+    return this.#map.get(key);
+  }
+
+  set(key: string, value: Promise<AssetRow | null>): this {
+    if (this.#pending.length) this.#flush();
+    this.#map.set(key, value);
+    return this;
+  }
+
+  delete(key: string): boolean {
+    if (this.#pending.length) this.#flush();
+    return this.#map.delete(key);
+  }
+
+  clear(): void {
+    this.#pending = [];
+    this.#map.clear();
+  }
 }

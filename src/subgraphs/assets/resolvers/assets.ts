@@ -133,7 +133,7 @@ export const assetResolvers: Resolvers = {
       const rows = await ctx.loaders.related.load({ source: a, relationship: r, params: params ?? null });
       // The related assets of one request are bounded in all (docs/security.md), whatever the data.
       ctx.budget.spendRelated(rows.length);
-      for (const row of rows) ctx.loaders.asset.prime({ profile: row.profile, id: row.id }, row);
+      ctx.loaders.noteAssets(rows);
       return r.type === 'ONE'
         ? {
             __typename: 'AssetRelationshipOne',

@@ -98,7 +98,7 @@ export async function assetConnection(
   const after = args.after ? String(decodeCursor(args.after, 1)[0]) : undefined;
   const before = args.before ? String(decodeCursor(args.before, 1)[0]) : undefined;
   const rows = await listAssets(ctx.db, userGroup, profile, { limit, after, before, backwards }, where);
-  for (const r of rows) ctx.loaders.asset.prime({ profile: r.profile, id: r.id }, r);
+  ctx.loaders.noteAssets(rows);
   if (!backwards) return forwardConnection(rows, limit, (r) => [r.id], after !== undefined);
   const page = rows.slice(0, limit).reverse();
   const edges = edgesOf(page, (r) => [r.id]);
