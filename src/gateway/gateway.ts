@@ -5,6 +5,7 @@ import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
 import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
+import { type PreparedContext, PreparedOperations } from '../shared/prepared-operations.ts';
 import { useRequestErrorStatus } from '../shared/request-error-status.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
@@ -29,7 +30,6 @@ import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
 import { useTenantFairness } from './plugins/use-tenant-fairness.ts';
-import { type PreparedContext, PreparedOperations } from './prepared-operations.ts';
 import { useRoutes } from './routes/index.ts';
 import { forwardedRoute, type InProcessFetch } from './routes/subgraph-routes.ts';
 

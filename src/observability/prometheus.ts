@@ -41,7 +41,7 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
   });
   const prepared = new client.Counter({
     name: 'assetql_prepared_operations_total',
-    help: 'GraphQL requests answered as prepared operations, without the gateway runtime pipeline (also counted in assetql_graphql_request_duration_seconds)',
+    help: 'GraphQL requests answered as prepared operations, without the per-request pipeline: at the gateway (also counted in assetql_graphql_request_duration_seconds), or at a subgraph for our gateway',
     registers,
   });
   const subgraphs = new client.Histogram({

@@ -120,6 +120,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       introspection: config.introspection,
       maxStringLength: config.maxStringLength,
     },
+    preparedOperations: config.preparedOperations,
   };
 
   const closers: (() => void | Promise<void>)[] = [];

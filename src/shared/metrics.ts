@@ -10,7 +10,7 @@
 export interface Metrics {
   /** A GraphQL request at the gateway, by operation name and outcome, and its time. */
   operation(name: string | null | undefined, outcome: OperationOutcome, seconds: number): void;
-  /** A GraphQL request answered as a prepared operation, without the runtime's pipeline (docs/performance.md#prepared-operations). */
+  /** A GraphQL request answered as a prepared operation, without the per-request pipeline (docs/performance.md#prepared-operations). */
   preparedOperation(): void;
   /** A request from the gateway to a subgraph (over HTTP or in process), and its time. */
   subgraphRequest(subgraph: string, outcome: 'ok' | 'error', seconds: number): void;

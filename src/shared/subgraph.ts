@@ -35,6 +35,7 @@ import { bodyTooLarge, readBody, SUBGRAPH_MAX_BODY_BYTES, useReadBody } from './
 import { useRequestErrorStatus } from './request-error-status.ts';
 import { chargeFieldsResolved, ResponseBudget, stoppedResult } from './response-budget.ts';
 import { changesSession, presentedSession } from './session-cookies.ts';
+import { type SubgraphPrepared, subgraphPrepared } from './subgraph-prepared.ts';
 
 /** What every subgraph resolver gets, besides its own dependencies. */
 export interface BaseContext {
@@ -103,12 +104,17 @@ export interface SubgraphRuntime {
   requestLimits?: RequestLimits;
   /** Where resolvers count what the operator watches @default NO_METRICS */
   metrics?: Metrics;
+  /**
+   * Answer our gateway's requests for operations executed here before without Yoga's pipeline
+   * (`ASSETQL_PREPARED_OPERATIONS`, shared/subgraph-prepared.ts) @default true
+   */
+  preparedOperations?: boolean;
 }
 
 /** The runtime part of a subgraph's deps, and nothing else of them. */
 export function runtimeOf(deps: SubgraphRuntime): SubgraphRuntime {
-  const { signer, log, clock, forwarded, requestLimits, metrics } = deps;
-  return { signer, log, clock, forwarded, requestLimits, metrics };
+  const { signer, log, clock, forwarded, requestLimits, metrics, preparedOperations } = deps;
+  return { signer, log, clock, forwarded, requestLimits, metrics, preparedOperations };
 }
 
 export interface SubgraphOptions<C> extends SubgraphRuntime {
@@ -218,6 +224,24 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     return { ...identity, clientIp };
   };
   const documents = createDocumentCache();
+  // Our gateway's requests for operations executed before, answered without Yoga's pipeline.
+  const prepared: SubgraphPrepared | undefined =
+    options.preparedOperations === false
+      ? undefined
+      : subgraphPrepared({
+          documents,
+          verify: async (token) => {
+            try {
+              return await options.signer.verify(token);
+            } catch (e) {
+              if (e instanceof IdentityError) return undefined;
+              throw e;
+            }
+          },
+          execute: (operation) => subgraph.executeLocally(operation),
+          respond: (body, init): Response => new yoga.fetchAPI.Response(body, init),
+          metrics,
+        });
   const yoga = createYoga<{ remoteAddress?: string }, C>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -266,6 +290,8 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       },
       useInputLimits(inputLimits),
       useCompiledExecution(compiled),
+      // After the compiled execution: a result the prepared path handed over takes its place.
+      ...(prepared ? [prepared.plugin] : []),
       useRequestErrorStatus(),
       {
         async onRequest({ request, url, endResponse, setRequest }) {
@@ -295,6 +321,11 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
               return;
             }
             setRequest(read.request);
+            const answer = await prepared?.answer(read.request);
+            if (answer) {
+              endResponse(answer);
+              return;
+            }
           }
         },
         onResponse({ request, response }) {
@@ -313,7 +344,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       },
     ],
   });
-  return {
+  const subgraph: Subgraph = {
     name: options.name,
     typeDefs: options.typeDefs,
     schema,
@@ -365,6 +396,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       return { result, responseHeaders: base.responseHeaders };
     },
   };
+  return subgraph;
 }
 
 /** Context factories take the HTTP request; executed in process there is none to read. */

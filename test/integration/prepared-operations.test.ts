@@ -4,6 +4,7 @@ import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/prometheus.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
+import { ANONYMOUS, IDENTITY_HEADER, type Identity, IdentitySigner } from '../../src/shared/identity.ts';
 import { createUser } from '../../src/subgraphs/auth/users.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -21,10 +22,14 @@ const SECRET = 'prepared-operations-secret-0123456789abcdef';
 
 let database: TestDatabase;
 let metrics: PrometheusMetrics;
+/** The prepared subgraphs' own counter. */
+let subgraphMetrics: PrometheusMetrics;
 let demo: Record<string, string>;
 let east: Record<string, string>;
 /** The subgraphs served over HTTP for the distributed gateways, and what serves them. */
 const served: { app: TestApp; server: Listening }[] = [];
+/** Each kind's subgraph URLs, by subgraph name. */
+const subgraphs: Record<'fast' | 'slow', Record<string, string>> = { fast: {}, slow: {} };
 
 /** A gateway with prepared operations and one without, over the same database, in one form. */
 interface Form {
@@ -36,26 +41,42 @@ const forms: Record<'single' | 'distributed', Form> = {} as never;
 beforeAll(async () => {
   database = await freshDatabase();
   metrics = createPrometheusMetrics({ maxOperations: 100 });
+  subgraphMetrics = createPrometheusMetrics({ maxOperations: 100 });
   const config = { secret: SECRET };
   forms.single = {
     fast: await startTestApp({ database, metrics, config }),
     slow: await startTestApp({ database, config: { ...config, preparedOperations: false } }),
   };
   await seedDemo(database.db, forms.single.fast.config);
-  const subgraphUrls: Record<string, string> = {};
-  for (const name of SUBGRAPH_NAMES) {
-    const app = await startTestApp({ database, role: { kind: 'subgraph', name }, config });
-    const server = await listen((request, address) => app.handle(request, address), 0, '127.0.0.1');
-    served.push({ app, server });
-    subgraphUrls[name] = `${server.url}/graphql`;
-  }
-  const gateway = { ...config, subgraphUrls };
+  // Each distributed gateway over subgraphs of its own kind, served over HTTP: with prepared
+  // operations (counted apart), and without.
+  const serveSubgraphs = async (prepared: boolean) => {
+    const urls: Record<string, string> = {};
+    for (const name of SUBGRAPH_NAMES) {
+      const app = await startTestApp({
+        database,
+        role: { kind: 'subgraph', name },
+        config: { ...config, preparedOperations: prepared },
+        ...(prepared ? { metrics: subgraphMetrics } : {}),
+      });
+      const server = await listen((request, address) => app.handle(request, address), 0, '127.0.0.1');
+      served.push({ app, server });
+      urls[name] = `${server.url}/graphql`;
+    }
+    subgraphs[prepared ? 'fast' : 'slow'] = urls;
+    return urls;
+  };
   forms.distributed = {
-    fast: await startTestApp({ database, metrics, role: { kind: 'gateway' }, config: gateway }),
+    fast: await startTestApp({
+      database,
+      metrics,
+      role: { kind: 'gateway' },
+      config: { ...config, subgraphUrls: await serveSubgraphs(true) },
+    }),
     slow: await startTestApp({
       database,
       role: { kind: 'gateway' },
-      config: { ...gateway, preparedOperations: false },
+      config: { ...config, subgraphUrls: await serveSubgraphs(false), preparedOperations: false },
     }),
   };
   demo = { 'x-svc-sessionid': await forms.single.fast.sessionFor('demo', 'demo') };
@@ -73,8 +94,8 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function preparedCount(): Promise<number> {
-  const metric = await metrics.registry.getSingleMetric('assetql_prepared_operations_total')!.get();
+async function preparedCount(at: PrometheusMetrics = metrics): Promise<number> {
+  const metric = await at.registry.getSingleMetric('assetql_prepared_operations_total')!.get();
   return metric.values[0]?.value ?? 0;
 }
 
@@ -101,6 +122,30 @@ async function sent(response: Response): Promise<Sent> {
     if (key !== 'x-request-id' && key !== 'date') headers[key] = value;
   });
   return { status: response.status, headers, body: await response.text() };
+}
+
+/**
+ * Sends a request three times to the server with prepared operations and to the one without:
+ * the same answer each time, and from the third sending on (a text is kept from its second
+ * parse) answered on the prepared path exactly when it may be, as the counter shows.
+ */
+async function sendThrice(
+  fast: () => Promise<Response>,
+  slow: () => Promise<Response>,
+  counter: PrometheusMetrics,
+  expectPrepared: boolean,
+) {
+  for (let i = 0; i < 3; i++) {
+    const before = await preparedCount(counter);
+    const a = await sent(await fast());
+    const answeredFast = (await preparedCount(counter)) - before;
+    const b = await sent(await slow());
+    expect(a).toEqual(b);
+    // What may be prepared answers data without errors (else the pipeline answers it).
+    if (expectPrepared) expect(JSON.parse(a.body).errors).toBeUndefined();
+    if (i === 2) expect(answeredFast).toBe(expectPrepared ? 1 : 0);
+    else if (!expectPrepared) expect(answeredFast).toBe(0);
+  }
 }
 
 const PAGE = '{ assets(profile: "well") { all(first: 3) { edges { node { id displayName } } } } }';
@@ -179,18 +224,12 @@ describe.each(['single', 'distributed'] as const)(
         return r;
       };
       const { fast, slow } = forms[formName];
-      for (let i = 0; i < 3; i++) {
-        const before = await preparedCount();
-        const a = await sent(await fast.handle(withHeaders()));
-        const answeredFast = (await preparedCount()) - before;
-        const b = await sent(await slow.handle(withHeaders()));
-        expect(a).toEqual(b);
-        // What may be prepared answers data without errors (else the pipeline answers it).
-        if (expectPrepared) expect(JSON.parse(a.body).errors).toBeUndefined();
-        // From the third sending on (a text is kept from its second parse), when it may.
-        if (i === 2) expect(answeredFast).toBe(expectPrepared ? 1 : 0);
-        else if (!expectPrepared) expect(answeredFast).toBe(0);
-      }
+      await sendThrice(
+        () => fast.handle(withHeaders()),
+        () => slow.handle(withHeaders()),
+        metrics,
+        expectPrepared,
+      );
     };
 
     for (const c of cases) {
@@ -247,6 +286,7 @@ describe.each(['single', 'distributed'] as const)(
       const query = post({ query: '{ session { username userGroup } }' });
       for (let i = 0; i < 3; i++) await fast.handle(query());
       const before = await preparedCount();
+      const beforeSubgraph = await preparedCount(subgraphMetrics);
       const callers = [demo, east, {}];
       const answers = await Promise.all(
         Array.from({ length: 90 }, async (_, i) => {
@@ -265,6 +305,10 @@ describe.each(['single', 'distributed'] as const)(
         );
       }
       expect((await preparedCount()) - before).toBe(90);
+      // Distributed, the auth subgraph answered each of them on its own prepared path too.
+      expect((await preparedCount(subgraphMetrics)) - beforeSubgraph).toBe(
+        formName === 'distributed' ? 90 : 0,
+      );
 
       const pages = await Promise.all(
         [demo, east, demo, east].map(async (h) => {
@@ -377,3 +421,84 @@ describe.each(['single', 'distributed'] as const)(
     });
   },
 );
+
+describe("a subgraph's prepared operations answer as its Yoga does", () => {
+  const signer = new IdentitySigner(SECRET);
+  const identity = (username: string | null, userGroup: string | null): Identity => ({
+    ...ANONYMOUS,
+    ...(username ? { kind: 'session', username, userGroup, clientType: 'EXPLORER' } : {}),
+  });
+  const to = (kind: 'fast' | 'slow', name: string, body: unknown, headers: Record<string, string>) =>
+    fetch(subgraphs[kind][name]!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const cases: {
+    name: string;
+    subgraph: string;
+    body: unknown;
+    headers: () => Record<string, string>;
+    prepared: boolean;
+  }[] = [
+    {
+      name: 'a page, signed in',
+      subgraph: 'assets',
+      body: { query: PAGE },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo', 'demo')) }),
+      prepared: true,
+    },
+    {
+      name: 'the same page, another tenant',
+      subgraph: 'assets',
+      body: { query: PAGE },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo-east-user', 'demo-east')) }),
+      prepared: true,
+    },
+    {
+      name: 'the same page, anonymous (errors)',
+      subgraph: 'assets',
+      body: { query: PAGE },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity(null, null)) }),
+      prepared: false,
+    },
+    {
+      name: 'a forged identity (401)',
+      subgraph: 'assets',
+      body: { query: PAGE },
+      headers: () => ({ [IDENTITY_HEADER]: `${signer.sign(identity('demo', 'demo'))}x` }),
+      prepared: false,
+    },
+    {
+      name: 'no identity (a forwarded session)',
+      subgraph: 'assets',
+      body: { query: PAGE },
+      headers: () => demo,
+      prepared: false,
+    },
+    {
+      name: 'an issue page',
+      subgraph: 'issues',
+      body: { query: ISSUES },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo', 'demo')) }),
+      prepared: true,
+    },
+    {
+      name: 'a payload error',
+      subgraph: 'assets',
+      body: { query: BAD_RENAME },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo', 'demo')) }),
+      prepared: true,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      await sendThrice(
+        () => to('fast', c.subgraph, c.body, c.headers()),
+        () => to('slow', c.subgraph, c.body, c.headers()),
+        subgraphMetrics,
+        c.prepared,
+      );
+    });
+  }
+});

@@ -27,10 +27,10 @@ import {
 } from '../../shared/identity.ts';
 import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
 import { PerOperation } from '../../shared/per-operation.ts';
+import type { PreparedContext, PreparedOperations } from '../../shared/prepared-operations.ts';
 import { SESSION_HEADER } from '../../shared/session-policy.ts';
 import type { LocalResult, Subgraph } from '../../shared/subgraph.ts';
 import type { Plugin } from '../http.ts';
-import type { PreparedContext, PreparedOperations } from '../prepared-operations.ts';
 import type { CorrelationContext } from './use-correlation-id.ts';
 import type { IdentityContext } from './use-session-identity.ts';
 import { fromSubgraph } from './use-subgraph-errors.ts';

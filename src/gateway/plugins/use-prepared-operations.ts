@@ -1,7 +1,11 @@
 import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
-import { parsedJsonBody } from '../../shared/request-body.ts';
+import {
+  type PreparedContext,
+  type PreparedOperations,
+  preparedRequest,
+  resultText,
+} from '../../shared/prepared-operations.ts';
 import type { Plugin } from '../http.ts';
-import { type PreparedContext, type PreparedOperations, regularMediaType } from '../prepared-operations.ts';
 import type { CorrelationContext } from './use-correlation-id.ts';
 import { type DirectSubgraph, runDirect } from './use-direct-execution.ts';
 import type { MetricsContext } from './use-metrics.ts';
@@ -41,16 +45,11 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
   const metrics = options.metrics ?? NO_METRICS;
   return {
     async onHttpRequest(request, context, next) {
-      if (context.pathname !== options.graphqlPath || request.method !== 'POST') return next(request);
-      const body = parsedJsonBody(request);
-      if (!body || !('params' in body)) return next(request);
-      const { query, operationName } = plainParams(body.params) ?? {};
-      if (query === undefined) return next(request);
-      const mediaType = regularMediaType(request.headers.get('accept'));
-      if (!mediaType) return next(request);
+      if (context.pathname !== options.graphqlPath) return next(request);
+      const asked = preparedRequest(request);
+      if (!asked) return next(request);
       if (options.cors && request.headers.has('origin') && options.cors(request)) return next(request);
-      if (!yogaReadsLength(request.headers.get('content-length'))) return next(request);
-      const prepared = options.operations.find(query, operationName ?? null);
+      const prepared = options.operations.find(asked.query, asked.operationName);
       if (!prepared) return next(request);
 
       // A client that has gone away is answered as the pipeline answers it (the runtime's fetch
@@ -65,7 +64,7 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
       request.signal.throwIfAborted();
       const seen = context.metricsSeen;
       if (seen) {
-        seen.requested = operationName;
+        seen.requested = asked.operationName;
         seen.executed = prepared.name;
       }
       if (result.errors?.length || result.extensions?.http) {
@@ -73,50 +72,10 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
         return next(request);
       }
       metrics.preparedOperation();
-      // As Yoga writes a result without errors: its own serialiser when it has one (a compiled one).
-      const stringify = (result as { stringify?: (r: unknown) => string }).stringify ?? JSON.stringify;
-      return options.respond(stringify(result), {
+      return options.respond(resultText(result), {
         status: 200,
-        headers: { 'Content-Type': `${mediaType}; charset=utf-8` },
+        headers: { 'Content-Type': `${asked.mediaType}; charset=utf-8` },
       });
     },
   };
-}
-
-/**
- * Yoga's own body bound (graphql-yoga 5's `useLimitRequestBodySize`, on by default): it refuses a
- * `Content-Length` that is not one decimal number (400) or is over 25,000,000 (413). Such a
- * request takes the pipeline, for its refusal; node's HTTP parser refuses most of them first.
- */
-const YOGA_MAX_BODY_BYTES = 25_000_000;
-function yogaReadsLength(length: string | null): boolean {
-  return length === null || (/^\d+$/.test(length) && Number(length) <= YOGA_MAX_BODY_BYTES);
-}
-
-/**
- * The query text and operation name of parameters that hold nothing else the pipeline would
- * have to look at: no variables (or none given: `null`, `{}`), no extensions, no other field.
- */
-function plainParams(
-  params: Record<string, unknown>,
-): { query: string; operationName: string | undefined | null } | undefined {
-  let query: string | undefined;
-  let operationName: string | null | undefined;
-  for (const key in params) {
-    const value = params[key];
-    if (key === 'query') {
-      if (typeof value !== 'string') return undefined;
-      query = value;
-    } else if (key === 'operationName') {
-      if (value !== null && value !== undefined && typeof value !== 'string') return undefined;
-      operationName = value;
-    } else if (key === 'variables') {
-      if (value === null || value === undefined) continue;
-      if (typeof value !== 'object' || Array.isArray(value)) return undefined;
-      for (const _ in value) return undefined;
-    } else {
-      return undefined;
-    }
-  }
-  return query === undefined ? undefined : { query, operationName };
 }

@@ -1,6 +1,6 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createDocumentCache } from '../shared/document-cache.ts';
+import { createDocumentCache } from './document-cache.ts';
 import { PreparedOperations, regularMediaType } from './prepared-operations.ts';
 
 /** A document as the gateway's cache keeps it: from its second parse on. */
