@@ -107,7 +107,7 @@ const parsedBodies = new WeakMap<Request, ParsedBody>();
 
 /**
  * The parameters of a JSON body {@link readBody} read, parsed once whoever asks first (the
- * gateway's prepared operations, then Yoga's request parser); undefined for a request with no
+ * gateway's or a subgraph's prepared operations, then Yoga's request parser); undefined for a request with no
  * such body. The text is dropped once parsed: the request, kept while its answer streams, need
  * not keep it too.
  */
