@@ -107,9 +107,9 @@ const parsedBodies = new WeakMap<Request, ParsedBody>();
 
 /**
  * The parameters of a JSON body {@link readBody} read, parsed once whoever asks first (the
- * gateway's or a subgraph's prepared operations, then Yoga's request parser); undefined for a request with no
- * such body. The text is dropped once parsed: the request, kept while its answer streams, need
- * not keep it too.
+ * gateway's or a subgraph's prepared operations, then Yoga's request parser); undefined for a
+ * request with no such body. The text is dropped once parsed: the request, kept while its answer
+ * streams, need not keep it too.
  */
 export function parsedJsonBody(request: Request): ParsedBody | undefined {
   let parsed = parsedBodies.get(request);
