@@ -1,5 +1,6 @@
 import { type DocumentNode, type ExecutionResult, getOperationAST } from 'graphql';
 import type { DocumentCache } from './document-cache.ts';
+import { PerOperation } from './per-operation.ts';
 import { parsedJsonBody } from './request-body.ts';
 
 /**
@@ -17,7 +18,8 @@ import { parsedJsonBody } from './request-body.ts';
  */
 export class PreparedOperations<S> {
   readonly #documents: DocumentCache;
-  readonly #byDocument = new WeakMap<DocumentNode, Map<string | null, PreparedOperation<S>>>();
+  /** Each operation's decision, made once: null for one that is not kept (variables, a subscription). */
+  readonly #operations = new PerOperation<PreparedOperation<S> | null>();
 
   constructor(documents: DocumentCache) {
     this.#documents = documents;
@@ -28,23 +30,24 @@ export class PreparedOperations<S> {
    * the whole pipeline passed it; only an operation without variables is kept.
    */
   record(document: DocumentNode, operationName: string | null | undefined, subgraph: S): void {
-    const operation = getOperationAST(document, operationName);
-    if (!operation || operation.operation === 'subscription' || operation.variableDefinitions?.length) return;
-    let byName = this.#byDocument.get(document);
-    if (!byName) {
-      byName = new Map();
-      this.#byDocument.set(document, byName);
-    }
-    const key = operationName ?? null;
-    if (!byName.has(key))
-      byName.set(key, { document, operationName: key, name: operation.name?.value ?? null, subgraph });
+    this.#operations.get(document, operationName, () => {
+      const operation = getOperationAST(document, operationName);
+      if (!operation || operation.operation === 'subscription' || operation.variableDefinitions?.length)
+        return null;
+      return {
+        document,
+        operationName: operationName ?? null,
+        name: operation.name?.value ?? null,
+        subgraph,
+      };
+    });
   }
 
   /** The prepared operation for a request's query text and operation name, if there is one. */
   find(query: string, operationName: string | null): PreparedOperation<S> | undefined {
     const document = this.#documents.get(query);
     if (document === undefined || document instanceof Error) return undefined;
-    return this.#byDocument.get(document)?.get(operationName);
+    return this.#operations.peek(document, operationName) ?? undefined;
   }
 }
 

@@ -329,9 +329,10 @@ export function inProcessSubgraph(subgraph: Subgraph): DirectSubgraph {
  * A subgraph served by another process: the operation is sent to it as the client wrote it, with
  * the signed identity and the correlation id, and its answer is the operation's answer. Only the
  * operation and the fragments it spreads are sent (printed once per operation): the document's
- * other operations may select what this subgraph does not have, and would fail its validation. Failing to reach it is reported as the planner reports it
- * (`SUBREQUEST_HTTP_ERROR`, which the gateway turns into SERVICE_UNAVAILABLE). Errors come back
- * as the subgraph wrote them; the plugin names the subgraph on them.
+ * other operations may select what this subgraph does not have, and would fail its validation.
+ * Failing to reach it is reported as the planner reports it (`SUBREQUEST_HTTP_ERROR`, which the
+ * gateway turns into SERVICE_UNAVAILABLE). Errors come back as the subgraph wrote them; the
+ * plugin names the subgraph on them.
  */
 export function remoteSubgraph(
   definition: { name: string; typeDefs: string; url: string },
