@@ -248,6 +248,12 @@ export const schema = z
      */
     preparedOperations: z.boolean().default(true),
     /**
+     * `ASSETQL_PLANNED_QUERIES`: answer the queries a subgraph can plan whole (a page of assets'
+     * ids and properties) with one statement each instead of resolving them field by field
+     * (docs/performance.md#planned-pages) @default true
+     */
+    plannedQueries: z.boolean().default(true),
+    /**
      * `ASSETQL_METRICS_PORT`: serve Prometheus metrics at `/metrics` on this port, apart from the
      * API (docs/operations.md#metrics) @default off: no metric is recorded and nothing is loaded
      */

@@ -44,6 +44,12 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     help: 'GraphQL requests answered as prepared operations, without the per-request pipeline: at the gateway (also counted in assetql_graphql_request_duration_seconds), or at a subgraph for our gateway',
     registers,
   });
+  const planned = new client.Counter({
+    name: 'assetql_planned_queries_total',
+    help: 'Queries a subgraph has a plan for, by whether the plan answered them (answered) or left them to field-by-field execution (declined)',
+    labelNames: ['subgraph', 'outcome'] as const,
+    registers,
+  });
   const subgraphs = new client.Histogram({
     name: 'assetql_subgraph_request_duration_seconds',
     help: 'Requests from the gateway to each subgraph by outcome (error: a failure or any error in the result), and their time',
@@ -111,6 +117,9 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     },
     preparedOperation() {
       prepared.inc();
+    },
+    plannedQuery(subgraph, outcome) {
+      planned.inc({ subgraph, outcome });
     },
     subgraphRequest(subgraph, outcome, seconds) {
       subgraphs.observe({ subgraph, outcome }, seconds);

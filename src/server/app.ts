@@ -121,6 +121,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       maxStringLength: config.maxStringLength,
     },
     preparedOperations: config.preparedOperations,
+    plannedQueries: config.plannedQueries,
   };
 
   const closers: (() => void | Promise<void>)[] = [];

@@ -12,6 +12,11 @@ export interface Metrics {
   operation(name: string | null | undefined, outcome: OperationOutcome, seconds: number): void;
   /** A GraphQL request answered as a prepared operation, without the per-request pipeline (docs/performance.md#prepared-operations). */
   preparedOperation(): void;
+  /**
+   * A query a subgraph has a plan for: answered by the plan, or declined by it and executed
+   * field by field (docs/performance.md#planned-pages).
+   */
+  plannedQuery(subgraph: string, outcome: 'answered' | 'declined'): void;
   /** A request from the gateway to a subgraph (over HTTP or in process), and its time. */
   subgraphRequest(subgraph: string, outcome: 'ok' | 'error', seconds: number): void;
   /** A session ID looked up: found in the resolver's cache, or read from the database. */
@@ -42,6 +47,7 @@ const nothing = () => {};
 export const NO_METRICS: Metrics = {
   operation: nothing,
   preparedOperation: nothing,
+  plannedQuery: nothing,
   subgraphRequest: nothing,
   sessionLookup: nothing,
   exportStarted: nothing,

@@ -111,6 +111,11 @@ export class ResponseBudget {
     return this.#error;
   }
 
+  /** Whether `n` more fields fit in the bound (nothing is charged). */
+  fits(n: number): boolean {
+    return !this.#error && this.#fields + n <= this.limits.maxFields;
+  }
+
   spendFields(n: number): void {
     this.#fields += n;
     if (this.#fields > this.limits.maxFields)

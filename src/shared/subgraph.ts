@@ -31,6 +31,7 @@ import { checkInputs, DEFAULT_MAX_STRING_LENGTH, useInputLimits } from './input-
 import type { Logger } from './logger.ts';
 import { maskError, toGraphQLError } from './mask-error.ts';
 import { type Metrics, NO_METRICS } from './metrics.ts';
+import { type OperationPlanner, OperationPlans, usePlannedOperations } from './operation-plans.ts';
 import { bodyTooLarge, readBody, SUBGRAPH_MAX_BODY_BYTES, useReadBody } from './request-body.ts';
 import { useRequestErrorStatus } from './request-error-status.ts';
 import { chargeFieldsResolved, ResponseBudget, stoppedResult } from './response-budget.ts';
@@ -109,12 +110,17 @@ export interface SubgraphRuntime {
    * (`ASSETQL_PREPARED_OPERATIONS`, shared/subgraph-prepared.ts) @default true
    */
   preparedOperations?: boolean;
+  /**
+   * Answer the queries the subgraph plans whole by their plans (`ASSETQL_PLANNED_QUERIES`,
+   * shared/operation-plans.ts) @default true
+   */
+  plannedQueries?: boolean;
 }
 
 /** The runtime part of a subgraph's deps, and nothing else of them. */
 export function runtimeOf(deps: SubgraphRuntime): SubgraphRuntime {
-  const { signer, log, clock, forwarded, requestLimits, metrics, preparedOperations } = deps;
-  return { signer, log, clock, forwarded, requestLimits, metrics, preparedOperations };
+  const { signer, log, clock, forwarded, requestLimits, metrics, preparedOperations, plannedQueries } = deps;
+  return { signer, log, clock, forwarded, requestLimits, metrics, preparedOperations, plannedQueries };
 }
 
 export interface SubgraphOptions<C> extends SubgraphRuntime {
@@ -123,6 +129,11 @@ export interface SubgraphOptions<C> extends SubgraphRuntime {
   resolvers: unknown;
   /** Adds the subgraph's own dependencies to the base context. */
   extendContext: (base: BaseContext, request: Request) => C | Promise<C>;
+  /**
+   * Queries answered by a plan of the subgraph's own instead of field by field, where it has one
+   * (shared/operation-plans.ts) @default none
+   */
+  planner?: OperationPlanner<C>;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
 }
@@ -198,6 +209,11 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
   const mask = (error: unknown) => maskError(error, log, 'unexpected error in resolver');
   // Operations compiled once per document with graphql-jit, for both ways in (compiled-operations.ts).
   const compiled = new CompiledOperations(schema);
+  // Queries the subgraph answers by a plan of its own (shared/operation-plans.ts).
+  const plans =
+    options.planner && options.plannedQueries !== false
+      ? new OperationPlans<C>(schema, options.planner, options.name, options.metrics ?? NO_METRICS)
+      : undefined;
   const metrics = options.metrics ?? NO_METRICS;
   const baseContext = (identity: Identity, requestId: string): BaseContext => ({
     identity,
@@ -290,6 +306,8 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       },
       useInputLimits(inputLimits),
       useCompiledExecution(compiled),
+      // After the compiled execution, which a request its plan declines falls back to.
+      ...(plans ? [usePlannedOperations(plans)] : []),
       // After the compiled execution: a result the prepared path handed over takes its place.
       ...(prepared ? [prepared.plugin] : []),
       useRequestErrorStatus(),
@@ -372,19 +390,23 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       }
       try {
         const contextValue = await options.extendContext(base, LOCAL_REQUEST);
+        const plan = plans?.forRequest(operation.document, operation.operationName);
+        const planned = plan ? await plan(contextValue, operation.variableValues) : undefined;
         const query =
-          operation.reused === false
+          planned || operation.reused === false
             ? null
             : compiled.forRequest(operation.document, operation.operationName, operation.variableValues);
-        result = query
-          ? await query.run(undefined, contextValue, operation.variableValues ?? {})
-          : await execute({
-              schema,
-              document: operation.document,
-              operationName: operation.operationName,
-              variableValues: operation.variableValues,
-              contextValue,
-            });
+        result =
+          planned ??
+          (query
+            ? await query.run(undefined, contextValue, operation.variableValues ?? {})
+            : await execute({
+                schema,
+                document: operation.document,
+                operationName: operation.operationName,
+                variableValues: operation.variableValues,
+                contextValue,
+              }));
       } catch (e) {
         // What Yoga would answer for a failure outside the resolvers (e.g. building the context).
         result = { errors: [toGraphQLError(e)] };

@@ -139,6 +139,17 @@ export interface AssetPage {
   backwards: boolean;
 }
 
+/** The rows of a page under alias `a`: the profile's, filtered, past the cursor, in read order. */
+function pageRows(group: string, profile: string, page: AssetPage, where?: RawBuilder<boolean>) {
+  return sql`from assets a
+    where a.user_group = ${group} and a.profile = ${profile}
+      ${where ? sql`and ${where}` : sql``}
+      ${page.after !== undefined ? sql`and a.id > ${page.after}` : sql``}
+      ${page.before !== undefined ? sql`and a.id < ${page.before}` : sql``}
+    order by a.id ${sql.raw(page.backwards ? 'desc' : 'asc')}
+    limit ${page.limit + 1}`;
+}
+
 /**
  * One page of a profile's assets by keyset on `id` (the primary key's last column), so a page
  * deep in the list costs the same as the first. Returns up to `limit + 1` rows in the read
@@ -153,14 +164,33 @@ export async function listAssets(
   where?: RawBuilder<boolean>,
 ): Promise<AssetRow[]> {
   const { rows } = await sql<AssetColumns>`
-    select ${assetColumns('a')} from assets a
-    where a.user_group = ${group} and a.profile = ${profile}
-      ${where ? sql`and ${where}` : sql``}
-      ${page.after !== undefined ? sql`and a.id > ${page.after}` : sql``}
-      ${page.before !== undefined ? sql`and a.id < ${page.before}` : sql``}
-    order by a.id ${sql.raw(page.backwards ? 'desc' : 'asc')}
-    limit ${page.limit + 1}`.execute(db);
+    select ${assetColumns('a')} ${pageRows(group, profile, page, where)}`.execute(db);
   return rows.map(storedAsset);
+}
+
+/** An asset of a page as {@link listAssetIds} reads it: its id, and its stored properties if asked. */
+export type CompactAsset = [id: string, properties?: Record<string, unknown>];
+
+/**
+ * The same rows as {@link listAssets}, of each only the id and, with `properties`, the stored
+ * properties, aggregated by PostgreSQL into one JSON array: one value for `pg` to parse, not a row
+ * of eight columns per asset (the planned pages of page-plans.ts).
+ */
+export async function listAssetIds(
+  db: Kysely<Tables>,
+  group: string,
+  profile: string,
+  page: AssetPage,
+  properties: boolean,
+  where?: RawBuilder<boolean>,
+): Promise<CompactAsset[]> {
+  const { rows } = await sql<{ page: CompactAsset[] | string | null }>`
+    select json_agg(json_build_array(a.id${properties ? sql`, a.properties` : sql``})
+      order by a.id ${sql.raw(page.backwards ? 'desc' : 'asc')}) as page
+    from (select a.id, a.properties ${pageRows(group, profile, page, where)}) a`.execute(db);
+  const json = rows[0]?.page ?? [];
+  // `pg` parses JSON values; an engine that hands back the text is parsed here.
+  return typeof json === 'string' ? (JSON.parse(json) as CompactAsset[]) : json;
 }
 
 /** Assets by (profile, id) pairs in one statement. */

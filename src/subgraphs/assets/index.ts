@@ -10,6 +10,7 @@ import { EXPORTS_ROUTE } from './descriptor.ts';
 import { createExportHandler } from './exports/handler.ts';
 import { ExportTokens } from './exports/tokens.ts';
 import { createAssetLoaders } from './loaders.ts';
+import { planPage } from './page-plans.ts';
 import type { ProfileCache } from './profiles/cache.ts';
 import { resolvers } from './resolvers/index.ts';
 
@@ -49,6 +50,8 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     name: 'assets',
     typeDefs: assetsTypeDefs,
     resolvers,
+    // Pages of assets answered by one statement (page-plans.ts).
+    planner: planPage,
     extendContext: (base) => ({
       ...base,
       db: deps.db,

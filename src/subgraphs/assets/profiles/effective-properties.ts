@@ -62,3 +62,23 @@ export function effectiveProperties(
   }
   return out;
 }
+
+/**
+ * What `properties(only:)` shows: the named properties of {@link effectiveProperties}, each read
+ * where it is (the stored value, else the default), without the copy of every property. A name
+ * with neither is left out.
+ */
+export function onlyProperties(
+  profile: Pick<EffectiveProfile, 'properties'> | null,
+  stored: Record<string, unknown>,
+  only: readonly string[],
+): Record<string, unknown> {
+  const defaults = profile ? defaultsByName(profile) : undefined;
+  const out: Record<string, unknown> = {};
+  for (const k of only) {
+    let v = Object.hasOwn(stored, k) ? stored[k] : undefined;
+    if ((v === undefined || v === null) && defaults?.has(k)) v = defaults.get(k);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}

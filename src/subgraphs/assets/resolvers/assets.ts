@@ -6,7 +6,7 @@ import type { AssetsContext } from '../context.ts';
 import { bboxOf } from '../geometry.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
 import { displayNameOf } from '../profiles/display-name.ts';
-import { defaultsByName, effectiveProperties, propertyDefaults } from '../profiles/effective-properties.ts';
+import { effectiveProperties, onlyProperties, propertyDefaults } from '../profiles/effective-properties.ts';
 import { assetConnection, tenant } from './common.ts';
 
 /** The subject type under which issues point at assets. */
@@ -53,22 +53,6 @@ function shown(profile: EffectiveProfile | null, asset: AssetRow): Record<string
   return props;
 }
 
-/**
- * What `properties(only:)` shows: the named properties of {@link shown}, each read where it is
- * (the stored value, else the default), without the copy of every property.
- */
-function shownOnly(profile: EffectiveProfile | null, asset: AssetRow, only: readonly string[]) {
-  const stored = asset.properties;
-  const defaults = profile ? defaultsByName(profile) : undefined;
-  const out: Record<string, unknown> = {};
-  for (const k of only) {
-    let v = Object.hasOwn(stored, k) ? stored[k] : undefined;
-    if ((v === undefined || v === null) && defaults?.has(k)) v = defaults.get(k);
-    if (v !== undefined) out[k] = v;
-  }
-  return out;
-}
-
 export const assetQueries: QueryResolvers<AssetsContext> = {
   assets: async (_root, { profile }, ctx) => {
     tenant(ctx);
@@ -90,7 +74,7 @@ export const assetResolvers: Resolvers = {
     modifiedAt: (a) => a.modified_at,
     isDeleted: (a) => a.is_deleted,
     properties: (a, { only }, ctx) =>
-      withProfile(ctx, a, (p) => (only ? shownOnly(p, a, only) : shown(p, a))),
+      withProfile(ctx, a, (p) => (only ? onlyProperties(p, a.properties, only) : shown(p, a))),
     observation: (a) => a.observation,
     geometry: (a) => a.geometry,
     geoJSONFeature: (a, _args, ctx) =>

@@ -78,13 +78,26 @@ export interface AssetArgs {
   filter?: unknown;
 }
 
-/** A page of a profile's assets, optionally filtered, forwards or backwards by keyset on id. */
-export async function assetConnection(
+/** What a page of a profile's assets asks for, checked: the keyset bounds, the size, the filter. */
+export interface AssetPageRequest {
+  limit: number;
+  after?: string;
+  before?: string;
+  backwards: boolean;
+  /** The compiled filter, on alias `a`. */
+  where?: Awaited<ReturnType<typeof compiledFilter>>;
+}
+
+/**
+ * The page `args` ask for; a bad argument (both directions, a size out of range, a bad cursor or
+ * filter) is a BAD_USER_INPUT error. Shared by the connection's resolver and the planned pages
+ * (page-plans.ts), so both refuse alike.
+ */
+export async function assetPageRequest(
   ctx: AssetsContext,
   profile: string,
   args: AssetArgs,
-): Promise<Connection<AssetRow>> {
-  const { userGroup } = tenant(ctx);
+): Promise<AssetPageRequest> {
   const where = args.filter != null ? await compiledFilter(ctx, profile, args.filter) : undefined;
   const backwards = args.last != null || args.before != null;
   if (backwards && (args.first != null || args.after != null)) {
@@ -97,11 +110,23 @@ export async function assetConnection(
     : pageSize(args.first, ASSET_PAGE, MAX_ASSET_PAGE, 'first');
   const after = args.after ? String(decodeCursor(args.after, 1)[0]) : undefined;
   const before = args.before ? String(decodeCursor(args.before, 1)[0]) : undefined;
-  const rows = await listAssets(ctx.db, userGroup, profile, { limit, after, before, backwards }, where);
+  return { limit, after, before, backwards, where };
+}
+
+/** A page of a profile's assets, optionally filtered, forwards or backwards by keyset on id. */
+export async function assetConnection(
+  ctx: AssetsContext,
+  profile: string,
+  args: AssetArgs,
+): Promise<Connection<AssetRow>> {
+  const { userGroup } = tenant(ctx);
+  const page = await assetPageRequest(ctx, profile, args);
+  const { limit, after, before, backwards } = page;
+  const rows = await listAssets(ctx.db, userGroup, profile, page, page.where);
   ctx.loaders.noteAssets(rows);
   if (!backwards) return forwardConnection(rows, limit, (r) => [r.id], after !== undefined);
-  const page = rows.slice(0, limit).reverse();
-  const edges = edgesOf(page, (r) => [r.id]);
+  const shown = rows.slice(0, limit).reverse();
+  const edges = edgesOf(shown, (r) => [r.id]);
   return {
     edges,
     pageInfo: {

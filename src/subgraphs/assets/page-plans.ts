@@ -1,0 +1,239 @@
+import {
+  type ExecutionResult,
+  type FieldNode,
+  getArgumentValues,
+  isObjectType,
+  Kind,
+  locatedError,
+  type SelectionSetNode,
+} from 'graphql';
+import { encodeCursor } from '../../shared/cursors.ts';
+import { isAuthenticated } from '../../shared/identity.ts';
+import type { OperationPlanner } from '../../shared/operation-plans.ts';
+import { type CompactAsset, listAssetIds } from './assets.repository.ts';
+import type { AssetsContext } from './context.ts';
+import type { EffectiveProfile } from './profiles/definition.ts';
+import { effectiveProperties, onlyProperties, propertyDefaults } from './profiles/effective-properties.ts';
+import { type AssetArgs, assetPageRequest } from './resolvers/common.ts';
+
+/**
+ * Planned pages: a query that reads one page of a profile's assets, and of each asset only what
+ * its stored row holds,
+ *
+ *     { assets(profile: "well") { all(first: 100, filter: …) {
+ *         edges { cursor node { id properties(only: [...]) } }
+ *         pageInfo { hasNextPage endCursor } } } }
+ *
+ * is answered with one statement whose page PostgreSQL aggregates into one JSON value, and the
+ * response is built from it directly, as `Assets.all`'s resolvers would build it: no resolver
+ * call and no response path per row, no row of eight columns parsed by `pg` per asset.
+ *
+ * What is planned: the fields above (any of them, aliased or not) and `__typename`, with literal or
+ * variable arguments. Anything else in the operation (another field, a fragment, a directive, two
+ * selections under one response key) leaves it to execution, and so does a request the plan would
+ * answer with an error (not signed in, no such profile, a bad argument or filter, a page its
+ * response budget might not hold): those run through the resolvers, which report them. The plan
+ * shares the resolvers' rules (resolvers/common.ts for the page, profiles/effective-properties.ts
+ * for what `properties` shows), and a test sends the same requests down both
+ * (test/integration/page-plans.test.ts).
+ */
+export const planPage: OperationPlanner<AssetsContext> = (schema, _document, operation) => {
+  const query = schema.getQueryType();
+  const root = fieldsOf(operation.selectionSet, ['assets']);
+  const assets = root?.filter((e) => e.field === 'assets');
+  if (!query || !root || assets?.length !== 1) return null;
+  const assetsEntry = assets[0]!;
+  const level = fieldsOf(assetsEntry.node.selectionSet, ['all']);
+  const all = level?.filter((e) => e.field === 'all');
+  if (!level || all?.length !== 1) return null;
+  const allEntry = all[0]!;
+  const connection = fieldsOf(allEntry.node.selectionSet, ['edges', 'pageInfo']);
+  if (!connection) return null;
+  const edges: PlannedEdges[] = [];
+  const pageInfo: PlannedPageInfo[] = [];
+  for (const e of connection) {
+    if (e.field === 'edges') {
+      const edge = fieldsOf(e.node.selectionSet, ['cursor', 'node']);
+      if (!edge) return null;
+      const nodes: { key: string; fields: Entry<NodeField>[] }[] = [];
+      for (const n of edge) {
+        if (n.field !== 'node') continue;
+        const fields = fieldsOf(n.node.selectionSet, ['id', 'properties']);
+        if (!fields) return null;
+        nodes.push({ key: n.key, fields });
+      }
+      edges.push({ key: e.key, edge, nodes });
+    } else if (e.field === 'pageInfo') {
+      const fields = fieldsOf(e.node.selectionSet, [
+        'hasNextPage',
+        'hasPreviousPage',
+        'startCursor',
+        'endCursor',
+      ]);
+      if (!fields) return null;
+      pageInfo.push({ key: e.key, fields });
+    }
+  }
+  const fieldDef = (type: string, field: string) => {
+    const t = schema.getType(type);
+    return isObjectType(t) ? t.getFields()[field] : undefined;
+  };
+  const assetsDef = fieldDef(query.name, 'assets');
+  const allDef = fieldDef('Assets', 'all');
+  const propertiesDef = fieldDef('Asset', 'properties');
+  if (!assetsDef || !allDef || !propertiesDef) return null;
+  const withProperties = edges.some((e) =>
+    e.nodes.some((n) => n.fields.some((f) => f.field === 'properties')),
+  );
+  // What the resolvers would charge the response budget (shared/response-budget.ts): each field
+  // selected on each object a field returns, a connection's pageInfo and an edge's node with it.
+  const fixed = level.length + connection.length + pageInfo.reduce((n, p) => n + p.fields.length, 0);
+  const perRow = edges.reduce(
+    (n, e) => n + e.edge.length + e.nodes.reduce((m, x) => m + x.fields.length, 0),
+    0,
+  );
+
+  return async (ctx, variables) => {
+    if (!isAuthenticated(ctx.identity)) return undefined;
+    let profile: EffectiveProfile | null;
+    let page: Awaited<ReturnType<typeof assetPageRequest>>;
+    let only: Map<FieldNode, readonly string[] | null>;
+    let group: string;
+    let profileName: string;
+    try {
+      const { profile: name } = getArgumentValues(assetsDef, assetsEntry.node, variables) as {
+        profile: string;
+      };
+      profile = await ctx.loaders.profile.load(name);
+      if (!profile) return undefined;
+      group = ctx.identity.userGroup;
+      profileName = name;
+      page = await assetPageRequest(
+        ctx,
+        name,
+        getArgumentValues(allDef, allEntry.node, variables) as AssetArgs,
+      );
+      only = new Map();
+      for (const e of edges)
+        for (const n of e.nodes)
+          for (const f of n.fields)
+            if (f.field === 'properties')
+              only.set(
+                f.node,
+                (getArgumentValues(propertiesDef, f.node, variables).only as string[] | null) ?? null,
+              );
+    } catch {
+      // The resolvers report it, where it arose.
+      return undefined;
+    }
+    if (!ctx.budget.fits(fixed + page.limit * perRow)) return undefined;
+
+    const rootObject = (assetsValue: unknown) => {
+      const out: Record<string, unknown> = {};
+      for (const e of root) out[e.key] = e.field === '__typename' ? query.name : assetsValue;
+      return out;
+    };
+    let rows: CompactAsset[];
+    try {
+      rows = await listAssetIds(ctx.db, group, profileName, page, withProperties, page.where);
+    } catch (e) {
+      // As the resolver's error: `all` is non-null, so `assets` is null.
+      return {
+        errors: [locatedError(e, [allEntry.node], [assetsEntry.key, allEntry.key])],
+        data: rootObject(null),
+      };
+    }
+    const shown = rows.slice(0, page.limit);
+    if (page.backwards) shown.reverse();
+    ctx.budget.spendFields(fixed + shown.length * perRow);
+    const defaults = withProperties ? propertyDefaults(profile) : [];
+    const cursor = (r: CompactAsset | undefined) => (r ? encodeCursor([r[0]]) : null);
+    const node = (fields: readonly Entry<NodeField>[], r: CompactAsset) => {
+      const out: Record<string, unknown> = {};
+      for (const f of fields) {
+        if (f.field === 'id') out[f.key] = r[0];
+        else if (f.field === 'properties') {
+          const names = only.get(f.node);
+          const stored = r[1] ?? {};
+          out[f.key] = names ? onlyProperties(profile, stored, names) : effectiveProperties(defaults, stored);
+        } else out[f.key] = 'Asset';
+      }
+      return out;
+    };
+    const connectionObject: Record<string, unknown> = {};
+    for (const e of connection) {
+      if (e.field === '__typename') connectionObject[e.key] = 'AssetsConnection';
+      else if (e.field === 'edges') {
+        const planned = edges.find((x) => x.key === e.key)!;
+        connectionObject[e.key] = shown.map((r) => {
+          const out: Record<string, unknown> = {};
+          for (const f of planned.edge) {
+            if (f.field === 'node') out[f.key] = node(planned.nodes.find((x) => x.key === f.key)!.fields, r);
+            else if (f.field === 'cursor') out[f.key] = cursor(r);
+            else out[f.key] = 'AssetEdge';
+          }
+          return out;
+        });
+      } else {
+        const planned = pageInfo.find((x) => x.key === e.key)!;
+        const out: Record<string, unknown> = {};
+        for (const f of planned.fields) {
+          if (f.field === 'hasNextPage')
+            out[f.key] = page.backwards ? page.before !== undefined : rows.length > page.limit;
+          else if (f.field === 'hasPreviousPage')
+            out[f.key] = page.backwards ? rows.length > page.limit : page.after !== undefined;
+          else if (f.field === 'startCursor') out[f.key] = cursor(shown[0]);
+          else if (f.field === 'endCursor') out[f.key] = cursor(shown.at(-1));
+          else out[f.key] = 'PageInfo';
+        }
+        connectionObject[e.key] = out;
+      }
+    }
+    const assetsObject: Record<string, unknown> = {};
+    for (const e of level) assetsObject[e.key] = e.field === '__typename' ? 'Assets' : connectionObject;
+    return { data: rootObject(assetsObject) } satisfies ExecutionResult;
+  };
+};
+
+type NodeField = 'id' | 'properties' | '__typename';
+
+/** A field of a planned selection: its response key, its name, its node. */
+interface Entry<F extends string> {
+  key: string;
+  field: F;
+  node: FieldNode;
+}
+
+interface PlannedEdges {
+  key: string;
+  edge: Entry<'cursor' | 'node' | '__typename'>[];
+  nodes: { key: string; fields: Entry<NodeField>[] }[];
+}
+
+interface PlannedPageInfo {
+  key: string;
+  fields: Entry<'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor' | '__typename'>[];
+}
+
+/**
+ * The fields of a selection set when each is one of `allowed` or `__typename`, with no directive,
+ * and no two share a response key; else null (fragments included: the plan does not merge).
+ */
+function fieldsOf<F extends string>(
+  set: SelectionSetNode | undefined,
+  allowed: readonly F[],
+): Entry<F | '__typename'>[] | null {
+  if (!set) return null;
+  const out: Entry<F | '__typename'>[] = [];
+  const keys = new Set<string>();
+  for (const s of set.selections) {
+    if (s.kind !== Kind.FIELD || s.directives?.length) return null;
+    const field = s.name.value as F | '__typename';
+    if (field !== '__typename' && !allowed.includes(field)) return null;
+    const key = (s.alias ?? s.name).value;
+    if (keys.has(key)) return null;
+    keys.add(key);
+    out.push({ key, field, node: s });
+  }
+  return out;
+}

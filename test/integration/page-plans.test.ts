@@ -1,0 +1,420 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
+import { seedDemo } from '../../src/demo/seed.ts';
+import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/prometheus.ts';
+import { type Listening, listen } from '../../src/server/listen.ts';
+import { encodeCursor } from '../../src/shared/cursors.ts';
+import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+/**
+ * Planned pages (src/subgraphs/assets/page-plans.ts): a query for a page of assets' ids and
+ * properties is answered by one statement instead of resolver by resolver. Two apps over one
+ * database, in each form, the same requests to both: `fast` with planned queries, `slow`
+ * without. Every answer must be the same (status, headers, body text), and `fast` must have
+ * answered by the plan exactly the requests it may (its counter), so that the comparison is not
+ * between two runs of the resolvers.
+ */
+
+const SECRET = 'page-plans-secret-0123456789abcdef0123';
+
+let database: TestDatabase;
+let metrics: PrometheusMetrics;
+/** What the served subgraphs of the distributed `fast` gateway count. */
+let subgraphMetrics: PrometheusMetrics;
+let demo: Record<string, string>;
+let east: Record<string, string>;
+const served: { app: TestApp; server: Listening }[] = [];
+
+interface Form {
+  fast: TestApp;
+  slow: TestApp;
+  /** Where the assets subgraph of `fast` counts its planned queries. */
+  counter: PrometheusMetrics;
+}
+const forms: Record<'single' | 'distributed', Form> = {} as never;
+/** Single process, with a response budget a page of 100 does not fit. */
+let tight: { fast: TestApp; slow: TestApp; counter: PrometheusMetrics };
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  metrics = createPrometheusMetrics({ maxOperations: 100 });
+  subgraphMetrics = createPrometheusMetrics({ maxOperations: 100 });
+  const config = { secret: SECRET };
+  forms.single = {
+    fast: await startTestApp({ database, metrics, config }),
+    slow: await startTestApp({ database, config: { ...config, plannedQueries: false } }),
+    counter: metrics,
+  };
+  await seedDemo(database.db, forms.single.fast.config);
+  const serveSubgraphs = async (planned: boolean) => {
+    const urls: Record<string, string> = {};
+    for (const name of SUBGRAPH_NAMES) {
+      const app = await startTestApp({
+        database,
+        role: { kind: 'subgraph', name },
+        config: { ...config, plannedQueries: planned },
+        ...(planned ? { metrics: subgraphMetrics } : {}),
+      });
+      const server = await listen((request, address) => app.handle(request, address), 0, '127.0.0.1');
+      served.push({ app, server });
+      urls[name] = `${server.url}/graphql`;
+    }
+    return urls;
+  };
+  forms.distributed = {
+    fast: await startTestApp({
+      database,
+      role: { kind: 'gateway' },
+      config: { ...config, subgraphUrls: await serveSubgraphs(true) },
+    }),
+    slow: await startTestApp({
+      database,
+      role: { kind: 'gateway' },
+      config: { ...config, subgraphUrls: await serveSubgraphs(false) },
+    }),
+    counter: subgraphMetrics,
+  };
+  const tightMetrics = createPrometheusMetrics({ maxOperations: 100 });
+  const tightConfig = { ...config, documentLimits: { maxFields: 150 } };
+  tight = {
+    fast: await startTestApp({ database, metrics: tightMetrics, config: tightConfig }),
+    slow: await startTestApp({ database, config: { ...tightConfig, plannedQueries: false } }),
+    counter: tightMetrics,
+  };
+  demo = { 'x-svc-sessionid': await forms.single.fast.sessionFor('demo', 'demo') };
+  east = { 'x-svc-sessionid': await forms.single.fast.sessionFor('demo-east-user', 'demo-east') };
+
+  // 240 more wells, some without a status or a depth (the profile has no default for them), and
+  // one stored with a JSON null, which writers never store but the read rule covers.
+  const wells = Array.from({ length: 240 }, (_, i) => ({
+    id: `PW-${String(i).padStart(3, '0')}`,
+    properties: {
+      name: `Planned ${i}`,
+      ...(i % 3 ? { status: ['producing', 'shut-in', 'drilling'][i % 3] } : {}),
+      ...(i % 4 ? { depth: 500 + i * 10.5 } : {}),
+      ...(i % 7 === 0 ? { abandoned: true } : {}),
+    },
+  }));
+  const upserted = await forms.single.slow.graphql(
+    'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { type message } } }',
+    { input: { profile: 'well', assets: wells } },
+    demo,
+  );
+  expect((upserted.body as any).data.upsertAssets.errors).toEqual([]);
+  await database.db
+    .updateTable('assets')
+    .set({ properties: JSON.stringify({ name: 'Stored null', status: null, abandoned: null }) as never })
+    .where('user_group', '=', 'demo')
+    .where('profile', '=', 'well')
+    .where('id', '=', 'PW-005')
+    .execute();
+}, 90_000);
+afterAll(async () => {
+  for (const form of [...Object.values(forms), tight]) {
+    await form?.fast.close();
+    await form?.slow.close();
+  }
+  for (const { app, server } of served) {
+    await server.close(100);
+    await app.close();
+  }
+  await database?.close();
+});
+
+/** How many queries the assets subgraph counted, by outcome. */
+async function planned(counter: PrometheusMetrics): Promise<{ answered: number; declined: number }> {
+  const metric = await counter.registry.getSingleMetric('assetql_planned_queries_total')!.get();
+  const of = (outcome: string) =>
+    metric.values.find((v) => v.labels.outcome === outcome && v.labels.subgraph === 'assets')?.value ?? 0;
+  return { answered: of('answered'), declined: of('declined') };
+}
+
+interface Sent {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function post(
+  query: string,
+  variables: Record<string, unknown> | undefined,
+  headers: Record<string, string>,
+) {
+  return new Request(`${BASE}/api/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, ...(variables ? { variables } : {}) }),
+  });
+}
+
+async function sent(response: Response): Promise<Sent> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    if (key !== 'x-request-id' && key !== 'date') headers[key] = value;
+  });
+  return { status: response.status, headers, body: await response.text() };
+}
+
+type Outcome = 'answered' | 'declined' | 'unplanned';
+
+/**
+ * Sends a request three times to `fast` and to `slow` (the gateway prepares it from the third on,
+ * a path of its own): the same answer each time, and each time counted by `fast`'s assets
+ * subgraph as `outcome` says.
+ */
+async function sendThrice(form: Form, request: () => Request, outcome: Outcome): Promise<Sent> {
+  let last: Sent | undefined;
+  for (let i = 0; i < 3; i++) {
+    const before = await planned(form.counter);
+    const a = await sent(await form.fast.handle(request()));
+    const after = await planned(form.counter);
+    const b = await sent(await form.slow.handle(request()));
+    expect(a).toEqual(b);
+    expect({
+      answered: after.answered - before.answered,
+      declined: after.declined - before.declined,
+    }).toEqual({
+      answered: outcome === 'answered' ? 1 : 0,
+      declined: outcome === 'declined' ? 1 : 0,
+    });
+    last = a;
+  }
+  return last!;
+}
+
+const ONLY = '["name", "status", "depth", "uwi", "facilityId", "abandoned", "no such property", "name"]';
+const page = (args: string, node = `id properties(only: ${ONLY})`) =>
+  `{ assets(profile: "well") { all${args ? `(${args})` : ''} { edges { node { ${node} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`;
+
+interface Case {
+  name: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  headers?: () => Record<string, string>;
+  outcome: Outcome;
+  /** What the answer must hold besides being the same on both (that the case tests something). */
+  check?: (body: any) => void;
+}
+
+const edgesOf = (body: any) => body.data.assets.all.edges as { node: { id: string; properties?: any } }[];
+
+const cases: Case[] = [
+  {
+    name: 'a page of 100 wells, properties by name',
+    query: page('first: 100'),
+    outcome: 'answered',
+    check: (b) => {
+      expect(edgesOf(b)).toHaveLength(100);
+      expect(b.data.assets.all.pageInfo.hasNextPage).toBe(true);
+      // The default of `abandoned`, no key for what is neither stored nor defaulted.
+      const stored = edgesOf(b).find((e) => e.node.id === 'PW-005')!.node.properties;
+      expect(stored).toEqual({ name: 'Stored null', status: null, abandoned: false });
+      expect(Object.keys(edgesOf(b).find((e) => e.node.id === 'PW-001')!.node.properties)).toEqual([
+        'name',
+        'status',
+        'depth',
+        'abandoned',
+      ]);
+    },
+  },
+  {
+    name: 'every property, defaults applied',
+    query: page('first: 30', 'id properties'),
+    outcome: 'answered',
+    check: (b) => expect(edgesOf(b).every((e) => e.node.properties.abandoned !== undefined)).toBe(true),
+  },
+  { name: 'ids only', query: page('first: 7', 'id'), outcome: 'answered' },
+  { name: 'no arguments (the default page)', query: page('', 'id'), outcome: 'answered' },
+  {
+    name: 'after a cursor',
+    query: page(`first: 50, after: "${encodeCursor(['PW-100'])}"`),
+    outcome: 'answered',
+    check: (b) => expect(edgesOf(b)[0]!.node.id).toBe('PW-101'),
+  },
+  {
+    name: 'backwards, before a cursor',
+    query: page(`last: 5, before: "${encodeCursor(['PW-100'])}"`),
+    outcome: 'answered',
+    check: (b) =>
+      expect(edgesOf(b).map((e) => e.node.id)).toEqual(['PW-095', 'PW-096', 'PW-097', 'PW-098', 'PW-099']),
+  },
+  { name: 'the last page', query: page('last: 3'), outcome: 'answered' },
+  { name: 'an empty page', query: page('first: 0'), outcome: 'answered' },
+  {
+    name: 'a literal filter',
+    query: page(
+      'first: 100, filter: { property: { name: "status", equals: "producing" }, and: [{ property: { name: "depth", gt: 1000 } }] }',
+    ),
+    outcome: 'answered',
+    check: (b) => expect(edgesOf(b).length).toBeGreaterThan(5),
+  },
+  {
+    name: 'a filter nothing matches',
+    query: page(
+      'first: 10, filter: { property: { name: "status", equals: "abandoned" }, and: [{ property: { name: "depth", gt: 1000000 } }] }',
+    ),
+    outcome: 'answered',
+    check: (b) =>
+      expect(b.data.assets.all).toEqual({
+        edges: [],
+        pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+      }),
+  },
+  {
+    name: 'aliases, __typename at every level, cursors, two lists of edges',
+    query: `query Named { __typename a: assets(profile: "site") { __typename list: all(first: 4) { __typename
+      one: edges { __typename c: cursor node { __typename key: id p: properties(only: ["operator", "name"]) } }
+      two: edges { cursor n: node { id } } info: pageInfo { __typename endCursor hasNextPage } } } }`,
+    outcome: 'answered',
+    check: (b) => expect(b.data.a.list.one[0].node.p.operator).toBeDefined(),
+  },
+  {
+    name: 'variables for every argument',
+    query: `query($p: ID!, $n: Int, $after: String, $only: [String!], $f: AssetFilter) {
+      assets(profile: $p) { all(first: $n, after: $after, filter: $f) { edges { cursor node { id properties(only: $only) } } } } }`,
+    variables: {
+      p: 'well',
+      n: 20,
+      after: encodeCursor(['PW-010']),
+      only: ['depth', 'abandoned'],
+      f: { property: { name: 'depth', gt: 600 } },
+    },
+    outcome: 'answered',
+  },
+  {
+    name: 'variables left out and null',
+    query: `query($n: Int = 3, $only: [String!]) { assets(profile: "well") { all(first: $n) { edges { node { id properties(only: $only) } } } } }`,
+    variables: { only: null },
+    outcome: 'answered',
+  },
+  {
+    name: "another group's page, for its own user",
+    query: page('first: 100'),
+    headers: () => east,
+    outcome: 'answered',
+    check: (b) => expect(edgesOf(b).some((e) => e.node.id.startsWith('PW-'))).toBe(false),
+  },
+  // Declined: the resolvers report these.
+  { name: 'not signed in', query: page('first: 5'), headers: () => ({}), outcome: 'declined' },
+  {
+    name: 'no such profile',
+    query: '{ assets(profile: "no-such") { all { edges { node { id } } } } }',
+    outcome: 'declined',
+    check: (b) => expect(b.data.assets).toBeNull(),
+  },
+  { name: 'a page too large', query: page('first: 1001'), outcome: 'declined' },
+  { name: 'a bad cursor', query: page('first: 5, after: "not a cursor"'), outcome: 'declined' },
+  { name: 'both directions', query: page('first: 5, last: 5'), outcome: 'declined' },
+  {
+    name: 'a filter on an unknown property',
+    query: page('first: 5, filter: { property: { name: "nope", equals: 1 } }'),
+    outcome: 'declined',
+  },
+  {
+    name: 'a variable of the wrong type',
+    query: 'query($n: Int) { assets(profile: "well") { all(first: $n) { edges { node { id } } } } }',
+    variables: { n: 'many' },
+    // The gateway refuses it before any subgraph sees it.
+    outcome: 'unplanned',
+  },
+  // Not planned: execution answers them.
+  { name: 'another field of the asset', query: page('first: 5', 'id displayName'), outcome: 'unplanned' },
+  {
+    name: 'a fragment',
+    query:
+      '{ assets(profile: "well") { all(first: 5) { edges { node { ...F } } } } } fragment F on Asset { id }',
+    outcome: 'unplanned',
+  },
+  { name: 'an inline fragment', query: page('first: 5', '... on Asset { id }'), outcome: 'unplanned' },
+  { name: 'a directive', query: page('first: 5', 'id @include(if: true)'), outcome: 'unplanned' },
+  {
+    name: 'one response key twice',
+    query:
+      '{ assets(profile: "well") { all(first: 5) { edges { node { id } } edges { node { properties } } } } }',
+    outcome: 'unplanned',
+  },
+  {
+    name: 'two pages',
+    query:
+      '{ assets(profile: "well") { a: all(first: 2) { edges { node { id } } } b: all(last: 2) { edges { node { id } } } } }',
+    outcome: 'unplanned',
+  },
+  { name: 'another root field', query: '{ assets(profile: "well") { profile } }', outcome: 'unplanned' },
+];
+
+describe.each(['single', 'distributed'] as const)('planned pages, %s', (formName) => {
+  it.each(cases)('$name: the same answer as the resolvers', async (c) => {
+    const form = forms[formName];
+    const last = await sendThrice(form, () => post(c.query, c.variables, c.headers?.() ?? demo), c.outcome);
+    if (c.outcome === 'answered') expect(JSON.parse(last.body).errors).toBeUndefined();
+    if (c.outcome === 'declined' && !c.check) expect(JSON.parse(last.body).errors).toBeDefined();
+    c.check?.(JSON.parse(last.body));
+  });
+
+  it('answers each tenant its own page, under 80 concurrent requests', async () => {
+    const { fast, slow } = forms[formName];
+    const query = page('first: 100');
+    const expected = {
+      demo: await sent(await slow.handle(post(query, undefined, demo))),
+      east: await sent(await slow.handle(post(query, undefined, east))),
+    };
+    expect(expected.demo.body).not.toEqual(expected.east.body);
+    const before = await planned(forms[formName].counter);
+    const answers = await Promise.all(
+      Array.from({ length: 80 }, async (_, i) => {
+        const who = i % 2 ? 'east' : 'demo';
+        return {
+          who,
+          got: await sent(await fast.handle(post(query, undefined, who === 'east' ? east : demo))),
+        };
+      }),
+    );
+    for (const { who, got } of answers) expect(got).toEqual(expected[who as 'demo' | 'east']);
+    expect((await planned(forms[formName].counter)).answered - before.answered).toBe(80);
+  });
+
+  it('survives clients that go away before their page, over a real socket', async () => {
+    const { fast } = forms[formName];
+    const server = await listen((request, address) => fast.handle(request, address), 0, '127.0.0.1');
+    try {
+      const body = JSON.stringify({ query: page('first: 1000') });
+      const raw =
+        `POST /api/graphql HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n` +
+        `x-svc-sessionid: ${demo['x-svc-sessionid']}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const { port } = new URL(server.url);
+      const once = (leaveAfterMs: number | null) =>
+        new Promise<string>((resolve) => {
+          const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
+          let received = '';
+          socket.on('data', (b) => {
+            received += b.toString();
+            if (leaveAfterMs === null && received.includes('"pageInfo"')) socket.end();
+          });
+          socket.on('error', () => {});
+          socket.on('close', () => resolve(received));
+          if (leaveAfterMs !== null) setTimeout(() => socket.destroy(), leaveAfterMs);
+        });
+      expect(await once(null)).toContain('HTTP/1.1 200');
+      await Promise.all(Array.from({ length: 40 }, (_, i) => once(i % 10)));
+      const before = await planned(forms[formName].counter);
+      expect(await once(null)).toContain('HTTP/1.1 200');
+      // (What the clients that left asked for may still be finishing.)
+      expect((await planned(forms[formName].counter)).answered).toBeGreaterThanOrEqual(before.answered + 1);
+    } finally {
+      await server.close(100);
+    }
+  });
+});
+
+describe('planned pages and the response budget', () => {
+  it('leaves a page the budget might not hold to the resolvers, which refuse it alike', async () => {
+    const last = await sendThrice(tight, () => post(page('first: 100'), undefined, demo), 'declined');
+    expect(JSON.parse(last.body).errors[0].extensions.code).toBe('RESPONSE_TOO_LARGE');
+  });
+
+  it('answers a page that fits', async () => {
+    await sendThrice(tight, () => post(page('first: 20'), undefined, demo), 'answered');
+  });
+});
