@@ -353,6 +353,24 @@ describe.each(['single', 'distributed'] as const)('planned pages, %s', (formName
     c.check?.(JSON.parse(last.body));
   });
 
+  it('answers one document with other variables each time, and its literals alike', async () => {
+    const form = forms[formName];
+    const query = `query($p: ID!, $n: Int, $only: [String!]) { assets(profile: $p) {
+      all(first: $n, filter: { property: { name: "name", contains: "a" } }) { edges { node { id properties(only: $only) } } } } }`;
+    const bodies = new Set<string>();
+    for (const variables of [
+      { p: 'well', n: 3, only: ['name'] },
+      { p: 'site', n: 2, only: ['operator'] },
+      { p: 'well', n: 5, only: ['status', 'depth'] },
+      { p: 'facility', n: 1, only: null },
+    ]) {
+      const last = await sendThrice(form, () => post(query, variables, demo), 'answered');
+      expect(JSON.parse(last.body).errors).toBeUndefined();
+      bodies.add(last.body);
+    }
+    expect(bodies.size).toBe(4);
+  });
+
   it('answers each tenant its own page, under 80 concurrent requests', async () => {
     const { fast, slow } = forms[formName];
     const query = page('first: 100');

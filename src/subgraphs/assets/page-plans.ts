@@ -1,11 +1,14 @@
 import {
+  BREAK,
   type ExecutionResult,
   type FieldNode,
+  type GraphQLField,
   getArgumentValues,
   isObjectType,
   Kind,
   locatedError,
   type SelectionSetNode,
+  visit,
 } from 'graphql';
 import { encodeCursor } from '../../shared/cursors.ts';
 import { isAuthenticated } from '../../shared/identity.ts';
@@ -93,6 +96,17 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
     0,
   );
 
+  const assetsArgs = argumentsOf(assetsDef, assetsEntry.node);
+  const allArgs = argumentsOf(allDef, allEntry.node);
+  const propertiesArgs = new Map<
+    FieldNode,
+    (variables: Record<string, unknown>) => Record<string, unknown>
+  >();
+  for (const e of edges)
+    for (const n of e.nodes)
+      for (const f of n.fields)
+        if (f.field === 'properties') propertiesArgs.set(f.node, argumentsOf(propertiesDef, f.node));
+
   return async (ctx, variables) => {
     if (!isAuthenticated(ctx.identity)) return undefined;
     let profile: EffectiveProfile | null;
@@ -101,27 +115,15 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
     let group: string;
     let profileName: string;
     try {
-      const { profile: name } = getArgumentValues(assetsDef, assetsEntry.node, variables) as {
-        profile: string;
-      };
+      const { profile: name } = assetsArgs(variables) as { profile: string };
       profile = await ctx.loaders.profile.load(name);
       if (!profile) return undefined;
       group = ctx.identity.userGroup;
       profileName = name;
-      page = await assetPageRequest(
-        ctx,
-        name,
-        getArgumentValues(allDef, allEntry.node, variables) as AssetArgs,
-      );
+      page = await assetPageRequest(ctx, name, allArgs(variables) as AssetArgs);
       only = new Map();
-      for (const e of edges)
-        for (const n of e.nodes)
-          for (const f of n.fields)
-            if (f.field === 'properties')
-              only.set(
-                f.node,
-                (getArgumentValues(propertiesDef, f.node, variables).only as string[] | null) ?? null,
-              );
+      for (const [node, args] of propertiesArgs)
+        only.set(node, (args(variables).only as string[] | null) ?? null);
     } catch {
       // The resolvers report it, where it arose.
       return undefined;
@@ -236,4 +238,37 @@ function fieldsOf<F extends string>(
     out.push({ key, field, node: s });
   }
   return out;
+}
+
+/**
+ * A field's arguments as its resolver gets them (`getArgumentValues`), for each request: worked out
+ * once when they name no variable (the same literals every time), and then frozen, for they are
+ * shared by every request; else anew each time.
+ */
+function argumentsOf(
+  def: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+): (variables: Record<string, unknown>) => Record<string, unknown> {
+  let usesVariables = false;
+  visit(node, {
+    Variable() {
+      usesVariables = true;
+      return BREAK;
+    },
+    SelectionSet: () => false,
+  });
+  if (usesVariables) return (variables) => getArgumentValues(def, node, variables);
+  let literal: Record<string, unknown> | undefined;
+  return (variables) => {
+    literal ??= deepFreeze(getArgumentValues(def, node, variables));
+    return literal;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
