@@ -228,7 +228,7 @@ export function percentile(sorted: number[], p: number) {
  * `errors`, counts as a failure.
  */
 export async function sample(options: {
-  request: () => Promise<Response>;
+  request: () => Promise<{ ok: boolean; json(): Promise<unknown> }>;
   seconds: number;
   concurrency?: number;
   rate?: number;
