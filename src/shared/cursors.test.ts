@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, forwardConnection } from './cursors.ts';
+import { decodeCursor, encodeCursor, forwardConnection } from './cursors.ts';
 
 describe('forwardConnection', () => {
   const rows = Array.from({ length: 6 }, (_, i) => ({ id: `w-${i}` }));
@@ -32,5 +32,13 @@ describe('forwardConnection', () => {
     expect(keyed).toEqual(['w-0', 'w-4']);
     expect(decodeCursor(page.edges[2]!.cursor, 1)).toEqual(['w-2']);
     expect(keyed).toEqual(['w-0', 'w-4', 'w-2']);
+  });
+});
+
+describe('decodeCursor', () => {
+  it('refuses as the client\'s error what the database could not compare', () => {
+    expect(decodeCursor(encodeCursor(['w-1']), 1)).toEqual(['w-1']);
+    for (const bad of [encodeCursor(['w\u0000']), encodeCursor([true]), encodeCursor(['a', 'b']), 'not base64 json'])
+      expect(() => decodeCursor(bad, 1)).toThrow(/not valid/);
   });
 });

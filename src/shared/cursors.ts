@@ -19,7 +19,8 @@ export function decodeCursor(cursor: string, arity: number): (string | number)[]
   if (
     !Array.isArray(key) ||
     key.length !== arity ||
-    !key.every((k) => typeof k === 'string' || typeof k === 'number')
+    // A NUL, which PostgreSQL's text cannot hold, would fail the statement as the server's fault.
+    !key.every((k) => (typeof k === 'string' && !k.includes('\u0000')) || typeof k === 'number')
   ) {
     throw badCursor();
   }

@@ -5,6 +5,7 @@ import { seedDemo } from '../../src/demo/seed.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/prometheus.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { encodeCursor } from '../../src/shared/cursors.ts';
+import { openDatabase } from '../../src/storage/database.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -77,7 +78,8 @@ beforeAll(async () => {
     counter: subgraphMetrics,
   };
   const tightMetrics = createPrometheusMetrics({ maxOperations: 100 });
-  const tightConfig = { ...config, documentLimits: { maxFields: 150 } };
+  // A page of ten ids is charged 2 + 2 × 10 fields (`all`, `edges`, then `node` and `id` per edge).
+  const tightConfig = { ...config, documentLimits: { maxFields: 22 } };
   tight = {
     fast: await startTestApp({ database, metrics: tightMetrics, config: tightConfig }),
     slow: await startTestApp({ database, config: { ...tightConfig, plannedQueries: false } }),
@@ -110,8 +112,27 @@ beforeAll(async () => {
     .where('profile', '=', 'well')
     .where('id', '=', 'PW-005')
     .execute();
+  // Properties that are not an object at all, as no writer stores them: read as none, alike.
+  for (const [id, value] of [
+    ['PW-006', 'null'],
+    ['PW-007', '[1, 2]'],
+    ['PW-008', '"text"'],
+  ] as const)
+    await database.db
+      .updateTable('assets')
+      .set({ properties: value as never })
+      .where('user_group', '=', 'demo')
+      .where('profile', '=', 'well')
+      .where('id', '=', id)
+      .execute();
 }, 90_000);
 afterAll(async () => {
+  // The rows no writer would store go before the database's own checks on close.
+  await database?.db
+    .deleteFrom('assets')
+    .where('user_group', '=', 'demo')
+    .where('id', 'in', ['PW-006', 'PW-007', 'PW-008'])
+    .execute();
   for (const form of [...Object.values(forms), tight]) {
     await form?.fast.close();
     await form?.slow.close();
@@ -211,6 +232,8 @@ const cases: Case[] = [
       // The default of `abandoned`, no key for what is neither stored nor defaulted.
       const stored = edgesOf(b).find((e) => e.node.id === 'PW-005')!.node.properties;
       expect(stored).toEqual({ name: 'Stored null', status: null, abandoned: false });
+      for (const id of ['PW-006', 'PW-007', 'PW-008'])
+        expect(edgesOf(b).find((e) => e.node.id === id)!.node.properties).toEqual({ abandoned: false });
       expect(Object.keys(edgesOf(b).find((e) => e.node.id === 'PW-001')!.node.properties)).toEqual([
         'name',
         'status',
@@ -306,6 +329,12 @@ const cases: Case[] = [
   },
   { name: 'a page too large', query: page('first: 1001'), outcome: 'declined' },
   { name: 'a bad cursor', query: page('first: 5, after: "not a cursor"'), outcome: 'declined' },
+  {
+    name: 'a cursor PostgreSQL could not compare',
+    query: page(`first: 5, after: "${encodeCursor(['PW\u0000'])}"`),
+    outcome: 'declined',
+    check: (b) => expect(b.errors[0].extensions.code).toBe('BAD_USER_INPUT'),
+  },
   { name: 'both directions', query: page('first: 5, last: 5'), outcome: 'declined' },
   {
     name: 'a filter on an unknown property',
@@ -427,12 +456,65 @@ describe.each(['single', 'distributed'] as const)('planned pages, %s', (formName
 });
 
 describe('planned pages and the response budget', () => {
-  it('leaves a page the budget might not hold to the resolvers, which refuse it alike', async () => {
-    const last = await sendThrice(tight, () => post(page('first: 100'), undefined, demo), 'declined');
-    expect(JSON.parse(last.body).errors[0].extensions.code).toBe('RESPONSE_TOO_LARGE');
+  const ids = (n: number) => `{ assets(profile: "well") { all(first: ${n}) { edges { node { id } } } } }`;
+
+  it('answers a page that fits exactly', async () => {
+    const last = await sendThrice(tight, () => post(ids(10), undefined, demo), 'answered');
+    expect(JSON.parse(last.body).data.assets.all.edges).toHaveLength(10);
   });
 
-  it('answers a page that fits', async () => {
-    await sendThrice(tight, () => post(page('first: 20'), undefined, demo), 'answered');
+  it('leaves one more row to the resolvers, which refuse it alike', async () => {
+    const last = await sendThrice(tight, () => post(ids(11), undefined, demo), 'declined');
+    expect(JSON.parse(last.body).errors[0].extensions.code).toBe('RESPONSE_TOO_LARGE');
+  });
+});
+
+// PGlite runs one statement at a time on the JavaScript thread: no other connection can hold a
+// lock, and no timer cancels a statement.
+describe.runIf(process.env.DATABASE_URL)('a planned page whose statement fails (PostgreSQL)', () => {
+  it('is answered as the resolvers answer it, and not run again', async () => {
+    const timed = async () =>
+      Object.assign(await openDatabase({ url: database.url! }, { statementTimeoutMs: 300 }), {
+        url: database.url,
+      });
+    const counter = createPrometheusMetrics({ maxOperations: 100 });
+    const fast = await startTestApp({
+      database: await timed(),
+      metrics: counter,
+      config: { secret: SECRET },
+    });
+    const slow = await startTestApp({
+      database: await timed(),
+      config: { secret: SECRET, plannedQueries: false },
+    });
+    // Another connection holds the assets table: the page's statement waits past its timeout,
+    // while the session and the profile, in other tables, are read as always.
+    const holder = await database.pool.connect();
+    try {
+      const query = page('first: 5');
+      // Warm: the session, the profile, the plan.
+      for (const app of [fast, slow])
+        expect((await app.handle(post(query, undefined, demo))).status).toBe(200);
+      await holder.query('begin');
+      await holder.query('lock table assets in access exclusive mode');
+      const before = await planned(counter);
+      const a = await sent(await fast.handle(post(query, undefined, demo)));
+      const after = await planned(counter);
+      const b = await sent(await slow.handle(post(query, undefined, demo)));
+      expect(a).toEqual(b);
+      expect(JSON.parse(a.body).errors.map((e: any) => e.extensions.code)).toEqual(['TIMEOUT']);
+      expect({
+        answered: after.answered - before.answered,
+        declined: after.declined - before.declined,
+      }).toEqual({
+        answered: 1,
+        declined: 0,
+      });
+    } finally {
+      await holder.query('rollback').catch(() => {});
+      holder.release();
+      await fast.close();
+      await slow.close();
+    }
   });
 });

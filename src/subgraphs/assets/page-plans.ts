@@ -2,6 +2,7 @@ import {
   BREAK,
   type ExecutionResult,
   type FieldNode,
+  GraphQLError,
   type GraphQLField,
   getArgumentValues,
   isObjectType,
@@ -109,55 +110,75 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
 
   return async (ctx, variables) => {
     if (!isAuthenticated(ctx.identity)) return undefined;
-    let profile: EffectiveProfile | null;
-    let page: Awaited<ReturnType<typeof assetPageRequest>>;
-    let only: Map<FieldNode, readonly string[] | null>;
-    let group: string;
-    let profileName: string;
-    try {
-      const { profile: name } = assetsArgs(variables) as { profile: string };
-      profile = await ctx.loaders.profile.load(name);
-      if (!profile) return undefined;
-      group = ctx.identity.userGroup;
-      profileName = name;
-      page = await assetPageRequest(ctx, name, allArgs(variables) as AssetArgs);
-      only = new Map();
-      for (const [node, args] of propertiesArgs)
-        only.set(node, (args(variables).only as string[] | null) ?? null);
-    } catch {
-      // The resolvers report it, where it arose.
-      return undefined;
-    }
-    if (!ctx.budget.fits(fixed + page.limit * perRow)) return undefined;
-
+    const group = ctx.identity.userGroup;
     const rootObject = (assetsValue: unknown) => {
       const out: Record<string, unknown> = {};
       for (const e of root) out[e.key] = e.field === '__typename' ? query.name : assetsValue;
       return out;
     };
+    // A client's error (a GraphQLError: a bad argument, cursor, filter) is declined, for the
+    // resolvers to report where it arose; any other failure (the database's) is reported here as
+    // the resolvers would report it, not met twice: at `assets`, or at `all`, which is non-null,
+    // so `assets` is null either way.
+    const reported = (e: unknown, at: 'assets' | 'all') => ({
+      errors: [
+        at === 'assets'
+          ? locatedError(e, [assetsEntry.node], [assetsEntry.key])
+          : locatedError(e, [allEntry.node], [assetsEntry.key, allEntry.key]),
+      ],
+      data: rootObject(null),
+    });
+    const failed = (e: unknown, at: 'assets' | 'all') =>
+      e instanceof GraphQLError ? undefined : reported(e, at);
+    let profile: EffectiveProfile | null;
+    let profileName: string;
+    try {
+      profileName = (assetsArgs(variables) as { profile: string }).profile;
+      profile = await ctx.loaders.profile.load(profileName);
+    } catch (e) {
+      return failed(e, 'assets');
+    }
+    if (!profile) return undefined;
+    let page: Awaited<ReturnType<typeof assetPageRequest>>;
+    const only = new Map<FieldNode, readonly string[] | null>();
+    try {
+      page = await assetPageRequest(ctx, profileName, allArgs(variables) as AssetArgs);
+      for (const [node, args] of propertiesArgs)
+        only.set(node, (args(variables).only as string[] | null) ?? null);
+    } catch (e) {
+      return failed(e, 'all');
+    }
+    if (!ctx.budget.fits(fixed + page.limit * perRow)) return undefined;
+
     let rows: CompactAsset[];
     try {
       rows = await listAssetIds(ctx.db, group, profileName, page, withProperties, page.where);
     } catch (e) {
-      // As the resolver's error: `all` is non-null, so `assets` is null.
-      return {
-        errors: [locatedError(e, [allEntry.node], [assetsEntry.key, allEntry.key])],
-        data: rootObject(null),
-      };
+      // Whatever it was, not run twice: reported as the resolver's error.
+      return reported(e, 'all');
     }
     const shown = rows.slice(0, page.limit);
     if (page.backwards) shown.reverse();
     ctx.budget.spendFields(fixed + shown.length * perRow);
     const defaults = withProperties ? propertyDefaults(profile) : [];
     const cursor = (r: CompactAsset | undefined) => (r ? encodeCursor([r[0]]) : null);
+    // Every property of a row, worked out once however many selections show it (as `shown`).
+    const everyProperty = new Map<CompactAsset, Record<string, unknown>>();
+    const every = (r: CompactAsset) => {
+      let props = everyProperty.get(r);
+      if (!props) {
+        props = effectiveProperties(defaults, r[1]);
+        everyProperty.set(r, props);
+      }
+      return props;
+    };
     const node = (fields: readonly Entry<NodeField>[], r: CompactAsset) => {
       const out: Record<string, unknown> = {};
       for (const f of fields) {
         if (f.field === 'id') out[f.key] = r[0];
         else if (f.field === 'properties') {
           const names = only.get(f.node);
-          const stored = r[1] ?? {};
-          out[f.key] = names ? onlyProperties(profile, stored, names) : effectiveProperties(defaults, stored);
+          out[f.key] = names ? onlyProperties(profile, r[1], names) : every(r);
         } else out[f.key] = 'Asset';
       }
       return out;
