@@ -36,9 +36,14 @@ describe('forwardConnection', () => {
 });
 
 describe('decodeCursor', () => {
-  it('refuses as the client\'s error what the database could not compare', () => {
+  it("refuses as the client's error what the database could not compare", () => {
     expect(decodeCursor(encodeCursor(['w-1']), 1)).toEqual(['w-1']);
-    for (const bad of [encodeCursor(['w\u0000']), encodeCursor([true]), encodeCursor(['a', 'b']), 'not base64 json'])
+    for (const bad of [
+      encodeCursor(['w\u0000']),
+      encodeCursor([true]),
+      encodeCursor(['a', 'b']),
+      'not base64 json',
+    ])
       expect(() => decodeCursor(bad, 1)).toThrow(/not valid/);
   });
 });
