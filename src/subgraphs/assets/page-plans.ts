@@ -28,15 +28,16 @@ import { type AssetArgs, assetPageRequest } from './resolvers/common.ts';
  *         edges { cursor node { id properties(only: [...]) } }
  *         pageInfo { hasNextPage endCursor } } } }
  *
- * is answered with one statement whose page PostgreSQL aggregates into one JSON value, and the
- * response is built from it directly, as `Assets.all`'s resolvers would build it: no resolver
- * call and no response path per row, no row of eight columns parsed by `pg` per asset.
+ * is answered with the resolvers' statement for two columns (id and properties) instead of eight,
+ * and the response is built from its rows directly, as `Assets.all`'s resolvers would build it: no
+ * resolver call and no response path per row.
  *
  * What is planned: the fields above (any of them, aliased or not) and `__typename`, with literal or
  * variable arguments. Anything else in the operation (another field, a fragment, a directive, two
  * selections under one response key) leaves it to execution, and so does a request the plan would
- * answer with an error (not signed in, no such profile, a bad argument or filter, a page its
- * response budget might not hold): those run through the resolvers, which report them. The plan
+ * answer with a client's error (not signed in, no such profile, a bad argument or filter) or a page
+ * its response budget might not hold: those run through the resolvers, which report them. A
+ * failure of the database is reported here, once, as the resolvers report it. The plan
  * shares the resolvers' rules (resolvers/common.ts for the page, profiles/effective-properties.ts
  * for what `properties` shows), and a test sends the same requests down both
  * (test/integration/page-plans.test.ts).
