@@ -861,10 +861,17 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
           if (!shape || !measured(s, q)) continue;
           try {
             for (let i = 0; i < (smoke ? 1 : 3); i++) await (await send(shape.request)).text();
-            await new Promise((r) => setTimeout(r, 100));
-            const before = counter.count;
-            for (let i = 0; i < per; i++) await (await send(shape.request)).text();
-            result.cells[s.name][q].statements = (counter.count - before) / per;
+            // The fewest of three windows: a process's own background statements (assetql's
+            // change-notice probe every 3 s) fall into one window now and then, and counted
+            // as the requests' they made Q3's 3.0 statements read 3.3 in one run.
+            const counts: number[] = [];
+            for (let window = 0; window < (smoke ? 1 : 3); window++) {
+              await new Promise((r) => setTimeout(r, 100));
+              const before = counter.count;
+              for (let i = 0; i < per; i++) await (await send(shape.request)).text();
+              counts.push((counter.count - before) / per);
+            }
+            result.cells[s.name][q].statements = Math.min(...counts);
           } catch (e) {
             step(`counting ${q} ${s.name} failed: ${(e as Error).message}`);
           }
@@ -875,7 +882,7 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
       await counter.close();
     }
     result.statementsMethod =
-      'pg_stat_statements is not loaded on this server (shared_preload_libraries is empty), so a TCP proxy in front of PostgreSQL counted Query and Execute messages (BEGIN/COMMIT included), 10 sequential requests per cell after 3 warm-ups, in a separate start of every system';
+      'pg_stat_statements is not loaded on this server (shared_preload_libraries is empty), so a TCP proxy in front of PostgreSQL counted Query and Execute messages (BEGIN/COMMIT included), the fewest per request of three windows of 10 sequential requests per cell after 3 warm-ups (a background statement of a process falls into a window now and then), in a separate start of every system';
     result.notes.push(
       `Every load connection is a session of its own (${CONNECTIONS} sessions of the benchmark user), as concurrent clients are in use. Peers map the presented session to its identity from a table and sign it per request with the shared secret as our gateway does; they skip session resolution (a cached lookup of microseconds in our gateway).`,
       'The installed @graphql-hive/gateway-runtime (2.12.1) has no `jit` option in its types or code, so only Hive Gateway without JIT is measured.',
