@@ -1,5 +1,6 @@
-import { type Config, loadConfig } from '../../src/config/index.ts';
+import { type Config, loadConfig, SUBGRAPH_NAMES } from '../../src/config/index.ts';
 import { createApp, type Role } from '../../src/server/app.ts';
+import { type Listening, listen } from '../../src/server/listen.ts';
 import { type Clock, ManualClock } from '../../src/shared/clock.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import type { Metrics } from '../../src/shared/metrics.ts';
@@ -127,4 +128,56 @@ export async function startDemoApp(): Promise<DemoApp> {
     demo: { 'x-svc-sessionid': await app.sessionFor('demo', 'demo') },
     east: { 'x-svc-sessionid': await app.sessionFor('demo', 'demo-east') },
   };
+}
+
+/** The distributed form's subgraphs, each an app of its own served over HTTP on a free port. */
+export interface ServedSubgraphs {
+  /** Each subgraph's GraphQL URL, by name: what a gateway's `subgraphUrls` takes. */
+  urls: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function serveSubgraphs(options: {
+  database: TestDatabase;
+  config?: Record<string, unknown>;
+  metrics?: Metrics;
+}): Promise<ServedSubgraphs> {
+  const served: { app: TestApp; server: Listening }[] = [];
+  const urls: Record<string, string> = {};
+  for (const name of SUBGRAPH_NAMES) {
+    const app = await startTestApp({
+      database: options.database,
+      role: { kind: 'subgraph', name },
+      config: options.config,
+      metrics: options.metrics,
+    });
+    const server = await listen((request, address) => app.handle(request, address), 0, '127.0.0.1');
+    served.push({ app, server });
+    urls[name] = `${server.url}/graphql`;
+  }
+  return {
+    urls,
+    async close() {
+      for (const { app, server } of served) {
+        await server.close(100);
+        await app.close();
+      }
+    },
+  };
+}
+
+/** What a client sees of an answer, for comparing two servers' answers to the same request. */
+export interface Sent {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** {@link Sent} of `response`; the correlation id and the date differ between any two answers. */
+export async function sent(response: Response): Promise<Sent> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    if (key !== 'x-request-id' && key !== 'date') headers[key] = value;
+  });
+  return { status: response.status, headers, body: await response.text() };
 }

@@ -1,13 +1,20 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/prometheus.ts';
-import { type Listening, listen } from '../../src/server/listen.ts';
+import { listen } from '../../src/server/listen.ts';
 import { encodeCursor } from '../../src/shared/cursors.ts';
 import { openDatabase } from '../../src/storage/database.ts';
-import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
+import {
+  BASE,
+  type Sent,
+  type ServedSubgraphs,
+  sent,
+  serveSubgraphs,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { rawClient } from '../helpers/raw-clients.ts';
 
 /**
  * Planned pages (src/subgraphs/assets/page-plans.ts): a query for a page of assets' ids and
@@ -26,7 +33,7 @@ let metrics: PrometheusMetrics;
 let subgraphMetrics: PrometheusMetrics;
 let demo: Record<string, string>;
 let east: Record<string, string>;
-const served: { app: TestApp; server: Listening }[] = [];
+const served: ServedSubgraphs[] = [];
 
 interface Form {
   fast: TestApp;
@@ -49,31 +56,25 @@ beforeAll(async () => {
     counter: metrics,
   };
   await seedDemo(database.db, forms.single.fast.config);
-  const serveSubgraphs = async (planned: boolean) => {
-    const urls: Record<string, string> = {};
-    for (const name of SUBGRAPH_NAMES) {
-      const app = await startTestApp({
-        database,
-        role: { kind: 'subgraph', name },
-        config: { ...config, plannedQueries: planned },
-        ...(planned ? { metrics: subgraphMetrics } : {}),
-      });
-      const server = await listen((request, address) => app.handle(request, address), 0, '127.0.0.1');
-      served.push({ app, server });
-      urls[name] = `${server.url}/graphql`;
-    }
-    return urls;
+  const subgraphsOf = async (planned: boolean) => {
+    const s = await serveSubgraphs({
+      database,
+      config: { ...config, plannedQueries: planned },
+      ...(planned ? { metrics: subgraphMetrics } : {}),
+    });
+    served.push(s);
+    return s.urls;
   };
   forms.distributed = {
     fast: await startTestApp({
       database,
       role: { kind: 'gateway' },
-      config: { ...config, subgraphUrls: await serveSubgraphs(true) },
+      config: { ...config, subgraphUrls: await subgraphsOf(true) },
     }),
     slow: await startTestApp({
       database,
       role: { kind: 'gateway' },
-      config: { ...config, subgraphUrls: await serveSubgraphs(false) },
+      config: { ...config, subgraphUrls: await subgraphsOf(false) },
     }),
     counter: subgraphMetrics,
   };
@@ -137,10 +138,7 @@ afterAll(async () => {
     await form?.fast.close();
     await form?.slow.close();
   }
-  for (const { app, server } of served) {
-    await server.close(100);
-    await app.close();
-  }
+  for (const s of served) await s.close();
   await database?.close();
 });
 
@@ -150,12 +148,6 @@ async function planned(counter: PrometheusMetrics): Promise<{ answered: number; 
   const of = (outcome: string) =>
     metric.values.find((v) => v.labels.outcome === outcome && v.labels.subgraph === 'assets')?.value ?? 0;
   return { answered: of('answered'), declined: of('declined') };
-}
-
-interface Sent {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
 }
 
 function post(
@@ -168,14 +160,6 @@ function post(
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ query, ...(variables ? { variables } : {}) }),
   });
-}
-
-async function sent(response: Response): Promise<Sent> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, key) => {
-    if (key !== 'x-request-id' && key !== 'date') headers[key] = value;
-  });
-  return { status: response.status, headers, body: await response.text() };
 }
 
 type Outcome = 'answered' | 'declined' | 'unplanned';
@@ -426,23 +410,7 @@ describe.each(['single', 'distributed'] as const)('planned pages, %s', (formName
     const { fast } = forms[formName];
     const server = await listen((request, address) => fast.handle(request, address), 0, '127.0.0.1');
     try {
-      const body = JSON.stringify({ query: page('first: 1000') });
-      const raw =
-        `POST /api/graphql HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n` +
-        `x-svc-sessionid: ${demo['x-svc-sessionid']}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-      const { port } = new URL(server.url);
-      const once = (leaveAfterMs: number | null) =>
-        new Promise<string>((resolve) => {
-          const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
-          let received = '';
-          socket.on('data', (b) => {
-            received += b.toString();
-            if (leaveAfterMs === null && received.includes('"pageInfo"')) socket.end();
-          });
-          socket.on('error', () => {});
-          socket.on('close', () => resolve(received));
-          if (leaveAfterMs !== null) setTimeout(() => socket.destroy(), leaveAfterMs);
-        });
+      const once = rawClient(server.url, JSON.stringify({ query: page('first: 1000') }), demo, '"pageInfo"');
       expect(await once(null)).toContain('HTTP/1.1 200');
       await Promise.all(Array.from({ length: 40 }, (_, i) => once(i % 10)));
       const before = await planned(forms[formName].counter);

@@ -1,13 +1,19 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/prometheus.ts';
-import { type Listening, listen } from '../../src/server/listen.ts';
+import { listen } from '../../src/server/listen.ts';
 import { ANONYMOUS, IDENTITY_HEADER, type Identity, IdentitySigner } from '../../src/shared/identity.ts';
 import { createUser } from '../../src/subgraphs/auth/users.ts';
-import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
+import {
+  BASE,
+  type ServedSubgraphs,
+  sent,
+  serveSubgraphs,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { rawClient } from '../helpers/raw-clients.ts';
 
 /**
  * Prepared operations (src/gateway/plugins/use-prepared-operations.ts): a document the gateway
@@ -27,7 +33,7 @@ let subgraphMetrics: PrometheusMetrics;
 let demo: Record<string, string>;
 let east: Record<string, string>;
 /** The subgraphs served over HTTP for the distributed gateways, and what serves them. */
-const served: { app: TestApp; server: Listening }[] = [];
+const served: ServedSubgraphs[] = [];
 /** Each kind's subgraph URLs, by subgraph name. */
 const subgraphs: Record<'fast' | 'slow', Record<string, string>> = { fast: {}, slow: {} };
 
@@ -50,33 +56,27 @@ beforeAll(async () => {
   await seedDemo(database.db, forms.single.fast.config);
   // Each distributed gateway over subgraphs of its own kind, served over HTTP: with prepared
   // operations (counted apart), and without.
-  const serveSubgraphs = async (prepared: boolean) => {
-    const urls: Record<string, string> = {};
-    for (const name of SUBGRAPH_NAMES) {
-      const app = await startTestApp({
-        database,
-        role: { kind: 'subgraph', name },
-        config: { ...config, preparedOperations: prepared },
-        ...(prepared ? { metrics: subgraphMetrics } : {}),
-      });
-      const server = await listen((request, address) => app.handle(request, address), 0, '127.0.0.1');
-      served.push({ app, server });
-      urls[name] = `${server.url}/graphql`;
-    }
-    subgraphs[prepared ? 'fast' : 'slow'] = urls;
-    return urls;
+  const subgraphsOf = async (prepared: boolean) => {
+    const s = await serveSubgraphs({
+      database,
+      config: { ...config, preparedOperations: prepared },
+      ...(prepared ? { metrics: subgraphMetrics } : {}),
+    });
+    served.push(s);
+    subgraphs[prepared ? 'fast' : 'slow'] = s.urls;
+    return s.urls;
   };
   forms.distributed = {
     fast: await startTestApp({
       database,
       metrics,
       role: { kind: 'gateway' },
-      config: { ...config, subgraphUrls: await serveSubgraphs(true) },
+      config: { ...config, subgraphUrls: await subgraphsOf(true) },
     }),
     slow: await startTestApp({
       database,
       role: { kind: 'gateway' },
-      config: { ...config, subgraphUrls: await serveSubgraphs(false), preparedOperations: false },
+      config: { ...config, subgraphUrls: await subgraphsOf(false), preparedOperations: false },
     }),
   };
   demo = { 'x-svc-sessionid': await forms.single.fast.sessionFor('demo', 'demo') };
@@ -87,22 +87,13 @@ afterAll(async () => {
     await form.fast?.close();
     await form.slow?.close();
   }
-  for (const { app, server } of served) {
-    await server.close(100);
-    await app.close();
-  }
+  for (const s of served) await s.close();
   await database?.close();
 });
 
 async function preparedCount(at: PrometheusMetrics = metrics): Promise<number> {
   const metric = await at.registry.getSingleMetric('assetql_prepared_operations_total')!.get();
   return metric.values[0]?.value ?? 0;
-}
-
-interface Sent {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
 }
 
 /** A POST to the GraphQL endpoint with `body` as it is written (JSON unless a string is given). */
@@ -113,15 +104,6 @@ function post(body: unknown, headers: Record<string, string> = {}): () => Reques
       headers: { 'content-type': 'application/json', ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-}
-
-/** What a client sees of an answer; the correlation id and the date differ between any two. */
-async function sent(response: Response): Promise<Sent> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, key) => {
-    if (key !== 'x-request-id' && key !== 'date') headers[key] = value;
-  });
-  return { status: response.status, headers, body: await response.text() };
 }
 
 /**
@@ -391,23 +373,7 @@ describe.each(['single', 'distributed'] as const)(
       const { fast } = forms[formName];
       const server = await listen((request, address) => fast.handle(request, address), 0, '127.0.0.1');
       try {
-        const body = JSON.stringify({ query: PAGE });
-        const raw =
-          `POST /api/graphql HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n` +
-          `x-svc-sessionid: ${demo['x-svc-sessionid']}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-        const { port } = new URL(server.url);
-        const once = (leaveAfterMs: number | null) =>
-          new Promise<string>((resolve) => {
-            const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
-            let received = '';
-            socket.on('data', (b) => {
-              received += b.toString();
-              if (leaveAfterMs === null && received.includes('"data"')) socket.end();
-            });
-            socket.on('error', () => {});
-            socket.on('close', () => resolve(received));
-            if (leaveAfterMs !== null) setTimeout(() => socket.destroy(), leaveAfterMs);
-          });
+        const once = rawClient(server.url, JSON.stringify({ query: PAGE }), demo, '"data"');
         for (let i = 0; i < 3; i++) expect(await once(null)).toContain('HTTP/1.1 200');
         const before = await preparedCount();
         await Promise.all(Array.from({ length: 60 }, (_, i) => once(i)));

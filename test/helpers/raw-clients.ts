@@ -1,0 +1,34 @@
+import { connect } from 'node:net';
+
+/**
+ * A client of `serverUrl` over a raw socket, for tests of clients that go away: each call
+ * POSTs `body` to `/api/graphql` with `headers` and resolves with all it received, either after
+ * `leaveAfterMs` (the socket destroyed then, answered or not) or, with null, once the received
+ * text includes `until` (the answer's end).
+ */
+export function rawClient(
+  serverUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  until: string,
+): (leaveAfterMs: number | null) => Promise<string> {
+  const raw =
+    'POST /api/graphql HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n' +
+    Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const { port } = new URL(serverUrl);
+  return (leaveAfterMs) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
+      let received = '';
+      socket.on('data', (b) => {
+        received += b.toString();
+        if (leaveAfterMs === null && received.includes(until)) socket.end();
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(received));
+      if (leaveAfterMs !== null) setTimeout(() => socket.destroy(), leaveAfterMs);
+    });
+}
