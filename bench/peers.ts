@@ -299,7 +299,7 @@ interface Answer {
  */
 async function send(r: HttpRequest): Promise<Answer> {
   const response = await request(r.url, {
-    method: r.method as 'GET' | 'POST',
+    method: r.method,
     headers: r.headers,
     body: r.body,
     headersTimeout: 60_000,

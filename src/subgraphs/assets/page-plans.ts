@@ -11,14 +11,14 @@ import {
   type SelectionSetNode,
   visit,
 } from 'graphql';
-import { encodeCursor } from '../../shared/cursors.ts';
+import type { PageInfo } from '../../shared/cursors.ts';
 import { isAuthenticated } from '../../shared/identity.ts';
 import type { OperationPlanner } from '../../shared/operation-plans.ts';
 import { type CompactAsset, listAssetIds } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
 import type { EffectiveProfile } from './profiles/definition.ts';
 import { effectiveProperties, onlyProperties, propertyDefaults } from './profiles/effective-properties.ts';
-import { type AssetArgs, assetPageRequest } from './resolvers/common.ts';
+import { type AssetArgs, assetPageRequest, pageConnection } from './resolvers/common.ts';
 
 /**
  * Planned pages: a query that reads one page of a profile's assets, and of each asset only what
@@ -52,22 +52,25 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
   const all = level?.filter((e) => e.field === 'all');
   if (!level || all?.length !== 1) return null;
   const allEntry = all[0]!;
-  const connection = fieldsOf(allEntry.node.selectionSet, ['edges', 'pageInfo']);
-  if (!connection) return null;
-  const edges: PlannedEdges[] = [];
-  const pageInfo: PlannedPageInfo[] = [];
-  for (const e of connection) {
+  const connectionFields = fieldsOf(allEntry.node.selectionSet, ['edges', 'pageInfo']);
+  if (!connectionFields) return null;
+  // The connection's selections, each with what is selected under it, worked out here once.
+  const connection: ConnectionField[] = [];
+  for (const e of connectionFields) {
     if (e.field === 'edges') {
-      const edge = fieldsOf(e.node.selectionSet, ['cursor', 'node']);
-      if (!edge) return null;
-      const nodes: { key: string; fields: Entry<NodeField>[] }[] = [];
-      for (const n of edge) {
-        if (n.field !== 'node') continue;
+      const edgeFields = fieldsOf(e.node.selectionSet, ['cursor', 'node']);
+      if (!edgeFields) return null;
+      const edge: EdgeField[] = [];
+      for (const n of edgeFields) {
+        if (n.field !== 'node') {
+          edge.push({ key: n.key, field: n.field });
+          continue;
+        }
         const fields = fieldsOf(n.node.selectionSet, ['id', 'properties']);
         if (!fields) return null;
-        nodes.push({ key: n.key, fields });
+        edge.push({ key: n.key, field: 'node', fields });
       }
-      edges.push({ key: e.key, edge, nodes });
+      connection.push({ key: e.key, field: 'edges', edge });
     } else if (e.field === 'pageInfo') {
       const fields = fieldsOf(e.node.selectionSet, [
         'hasNextPage',
@@ -76,9 +79,12 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
         'endCursor',
       ]);
       if (!fields) return null;
-      pageInfo.push({ key: e.key, fields });
-    }
+      connection.push({ key: e.key, field: 'pageInfo', fields });
+    } else connection.push({ key: e.key, field: '__typename' });
   }
+  const nodeFields = connection.flatMap((c) =>
+    c.field === 'edges' ? c.edge.flatMap((f) => (f.field === 'node' ? f.fields : [])) : [],
+  );
   const fieldDef = (type: string, field: string) => {
     const t = schema.getType(type);
     return isObjectType(t) ? t.getFields()[field] : undefined;
@@ -87,16 +93,16 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
   const allDef = fieldDef('Assets', 'all');
   const propertiesDef = fieldDef('Asset', 'properties');
   if (!assetsDef || !allDef || !propertiesDef) return null;
-  const withProperties = edges.some((e) =>
-    e.nodes.some((n) => n.fields.some((f) => f.field === 'properties')),
-  );
+  const withProperties = nodeFields.some((f) => f.field === 'properties');
   // What the resolvers would charge the response budget (shared/response-budget.ts): each field
   // selected on each object a field returns, a connection's pageInfo and an edge's node with it.
-  const fixed = level.length + connection.length + pageInfo.reduce((n, p) => n + p.fields.length, 0);
-  const perRow = edges.reduce(
-    (n, e) => n + e.edge.length + e.nodes.reduce((m, x) => m + x.fields.length, 0),
-    0,
-  );
+  let fixed = level.length + connection.length;
+  let perRow = 0;
+  for (const c of connection) {
+    if (c.field === 'pageInfo') fixed += c.fields.length;
+    else if (c.field === 'edges')
+      for (const f of c.edge) perRow += 1 + (f.field === 'node' ? f.fields.length : 0);
+  }
 
   const assetsArgs = argumentsOf(assetsDef, assetsEntry.node);
   const allArgs = argumentsOf(allDef, allEntry.node);
@@ -104,10 +110,8 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
     FieldNode,
     (variables: Record<string, unknown>) => Record<string, unknown>
   >();
-  for (const e of edges)
-    for (const n of e.nodes)
-      for (const f of n.fields)
-        if (f.field === 'properties') propertiesArgs.set(f.node, argumentsOf(propertiesDef, f.node));
+  for (const f of nodeFields)
+    if (f.field === 'properties') propertiesArgs.set(f.node, argumentsOf(propertiesDef, f.node));
 
   return async (ctx, variables) => {
     if (!isAuthenticated(ctx.identity)) return undefined;
@@ -158,11 +162,9 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
       // Whatever it was, not run twice: reported as the resolver's error.
       return reported(e, 'all');
     }
-    const shown = rows.slice(0, page.limit);
-    if (page.backwards) shown.reverse();
-    ctx.budget.spendFields(fixed + shown.length * perRow);
+    const rowsShown = pageConnection(rows, page, (r) => [r[0]]);
+    ctx.budget.spendFields(fixed + rowsShown.edges.length * perRow);
     const defaults = withProperties ? propertyDefaults(profile) : [];
-    const cursor = (r: CompactAsset | undefined) => (r ? encodeCursor([r[0]]) : null);
     // Every property of a row, worked out once however many selections show it (as `shown`).
     const everyProperty = new Map<CompactAsset, Record<string, unknown>>();
     const every = (r: CompactAsset) => {
@@ -185,32 +187,21 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
       return out;
     };
     const connectionObject: Record<string, unknown> = {};
-    for (const e of connection) {
-      if (e.field === '__typename') connectionObject[e.key] = 'AssetsConnection';
-      else if (e.field === 'edges') {
-        const planned = edges.find((x) => x.key === e.key)!;
-        connectionObject[e.key] = shown.map((r) => {
+    for (const c of connection) {
+      if (c.field === '__typename') connectionObject[c.key] = 'AssetsConnection';
+      else if (c.field === 'edges') {
+        connectionObject[c.key] = rowsShown.edges.map((e) => {
           const out: Record<string, unknown> = {};
-          for (const f of planned.edge) {
-            if (f.field === 'node') out[f.key] = node(planned.nodes.find((x) => x.key === f.key)!.fields, r);
-            else if (f.field === 'cursor') out[f.key] = cursor(r);
-            else out[f.key] = 'AssetEdge';
-          }
+          for (const f of c.edge)
+            out[f.key] =
+              f.field === 'node' ? node(f.fields, e.node) : f.field === 'cursor' ? e.cursor : 'AssetEdge';
           return out;
         });
       } else {
-        const planned = pageInfo.find((x) => x.key === e.key)!;
         const out: Record<string, unknown> = {};
-        for (const f of planned.fields) {
-          if (f.field === 'hasNextPage')
-            out[f.key] = page.backwards ? page.before !== undefined : rows.length > page.limit;
-          else if (f.field === 'hasPreviousPage')
-            out[f.key] = page.backwards ? rows.length > page.limit : page.after !== undefined;
-          else if (f.field === 'startCursor') out[f.key] = cursor(shown[0]);
-          else if (f.field === 'endCursor') out[f.key] = cursor(shown.at(-1));
-          else out[f.key] = 'PageInfo';
-        }
-        connectionObject[e.key] = out;
+        for (const f of c.fields)
+          out[f.key] = f.field === '__typename' ? 'PageInfo' : rowsShown.pageInfo[f.field];
+        connectionObject[c.key] = out;
       }
     }
     const assetsObject: Record<string, unknown> = {};
@@ -228,16 +219,15 @@ interface Entry<F extends string> {
   node: FieldNode;
 }
 
-interface PlannedEdges {
-  key: string;
-  edge: Entry<'cursor' | 'node' | '__typename'>[];
-  nodes: { key: string; fields: Entry<NodeField>[] }[];
-}
+type EdgeField =
+  | { key: string; field: 'cursor' | '__typename' }
+  | { key: string; field: 'node'; fields: Entry<NodeField>[] };
 
-interface PlannedPageInfo {
-  key: string;
-  fields: Entry<'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor' | '__typename'>[];
-}
+/** A selection of the connection, with what is selected under it. */
+type ConnectionField =
+  | { key: string; field: '__typename' }
+  | { key: string; field: 'edges'; edge: EdgeField[] }
+  | { key: string; field: 'pageInfo'; fields: Entry<keyof PageInfo | '__typename'>[] };
 
 /**
  * The fields of a selection set when each is one of `allowed` or `__typename`, with no directive,

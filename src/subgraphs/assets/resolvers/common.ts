@@ -121,12 +121,23 @@ export async function assetConnection(
 ): Promise<Connection<AssetRow>> {
   const { userGroup } = tenant(ctx);
   const page = await assetPageRequest(ctx, profile, args);
-  const { limit, after, before, backwards } = page;
   const rows = await listAssets(ctx.db, userGroup, profile, page, page.where);
   ctx.loaders.noteAssets(rows);
-  if (!backwards) return forwardConnection(rows, limit, (r) => [r.id], after !== undefined);
-  const shown = rows.slice(0, limit).reverse();
-  const edges = edgesOf(shown, (r) => [r.id]);
+  return pageConnection(rows, page, (r) => [r.id]);
+}
+
+/**
+ * The connection of `rows`, read for `page` (`limit + 1` rows in the read direction): shown in
+ * id order, keyed by `keyOf`. The resolvers' and the planned pages' (page-plans.ts) alike.
+ */
+export function pageConnection<T>(
+  rows: T[],
+  page: AssetPageRequest,
+  keyOf: (row: T) => readonly unknown[],
+): Connection<T> {
+  const { limit, after, before, backwards } = page;
+  if (!backwards) return forwardConnection(rows, limit, keyOf, after !== undefined);
+  const edges = edgesOf(rows.slice(0, limit).reverse(), keyOf);
   return {
     edges,
     pageInfo: {
