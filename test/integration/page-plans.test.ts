@@ -244,8 +244,11 @@ const cases: Case[] = [
     name: 'backwards, before a cursor',
     query: page(`last: 5, before: "${encodeCursor(['PW-100'])}"`),
     outcome: 'answered',
-    check: (b) =>
-      expect(edgesOf(b).map((e) => e.node.id)).toEqual(['PW-095', 'PW-096', 'PW-097', 'PW-098', 'PW-099']),
+    check: (b) => {
+      expect(edgesOf(b).map((e) => e.node.id)).toEqual(['PW-095', 'PW-096', 'PW-097', 'PW-098', 'PW-099']);
+      // Both ways on: wells before these, and the cursor's own after them.
+      expect(b.data.assets.all.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
+    },
   },
   { name: 'the last page', query: page('last: 3'), outcome: 'answered' },
   { name: 'an empty page', query: page('first: 0'), outcome: 'answered' },
