@@ -254,6 +254,12 @@ export const schema = z
      */
     plannedQueries: z.boolean().default(true),
     /**
+     * `ASSETQL_JOINED_OPERATIONS`: execute a query one subgraph answers but for fields others add
+     * to its entities as direct requests joined, instead of through the query planner
+     * (docs/performance.md#joined-operations) @default true
+     */
+    joinedOperations: z.boolean().default(true),
+    /**
      * `ASSETQL_METRICS_PORT`: serve Prometheus metrics at `/metrics` on this port, apart from the
      * API (docs/operations.md#metrics) @default off: no metric is recorded and nothing is loaded
      */

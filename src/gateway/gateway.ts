@@ -12,11 +12,13 @@ import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { corsPolicy } from './cors.ts';
 import { SCHEDULER_TIMING } from './fairness.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
+import { JoinedOperations } from './joined-operations.ts';
 import { LOCAL_TRANSPORT, localTransport } from './local-transport.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
 import { useCsrf } from './plugins/use-csrf.ts';
 import {
   type DirectExecutionOptions,
+  type DirectTarget,
   inProcessSubgraph,
   remoteSubgraph,
   useDirectExecution,
@@ -52,6 +54,7 @@ export interface GatewayOptions {
     | 'introspection'
     | 'directExecution'
     | 'preparedOperations'
+    | 'joinedOperations'
     | 'upstreamTimeoutMs'
   >;
   /** The subgraphs as they declare themselves (routes, capabilities), with SDL and URL. */
@@ -129,7 +132,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   const documents = createDocumentCache();
   const prepared =
     config.directExecution && config.preparedOperations && !options.tracing
-      ? new PreparedOperations<(typeof directSubgraphs)[number]>(documents)
+      ? new PreparedOperations<DirectTarget>(documents)
+      : undefined;
+  // Queries one subgraph answers but for fields others add to its entities, executed as those
+  // direct requests joined instead of through the planner (joined-operations.ts).
+  const joined =
+    config.directExecution && config.joinedOperations
+      ? new JoinedOperations(directSubgraphs, {
+          relayHeaders: sessionIdentity.relay,
+          traceSubgraphCall: options.tracing?.traceSubgraphCall,
+          metrics,
+          maxCost: documentLimits.maxCost,
+        })
       : undefined;
   const cors = corsPolicy(config.corsOrigins);
 
@@ -189,6 +203,7 @@ export function createGateway(options: GatewayOptions): Gateway {
             metrics,
             traceSubgraphCall: options.tracing?.traceSubgraphCall,
             prepared,
+            joined,
           }),
         ]
       : []),

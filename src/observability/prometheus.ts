@@ -50,6 +50,12 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     labelNames: ['subgraph', 'outcome'] as const,
     registers,
   });
+  const joined = new client.Counter({
+    name: 'assetql_joined_operations_total',
+    help: 'Queries the gateway joins from direct subgraph requests, by whether they were answered so (answered) or left to the query planner (declined)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   const subgraphs = new client.Histogram({
     name: 'assetql_subgraph_request_duration_seconds',
     help: 'Requests from the gateway to each subgraph by outcome (error: a failure or any error in the result), and their time',
@@ -120,6 +126,9 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     },
     plannedQuery(subgraph, outcome) {
       planned.inc({ subgraph, outcome });
+    },
+    joinedOperation(outcome) {
+      joined.inc({ outcome });
     },
     subgraphRequest(subgraph, outcome, seconds) {
       subgraphs.observe({ subgraph, outcome }, seconds);

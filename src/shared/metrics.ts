@@ -17,6 +17,11 @@ export interface Metrics {
    * field by field (docs/performance.md#planned-pages).
    */
   plannedQuery(subgraph: string, outcome: 'answered' | 'declined'): void;
+  /**
+   * A query the gateway joins from direct requests: answered so, or declined and left to the
+   * runtime's planner (docs/performance.md#joined-operations).
+   */
+  joinedOperation(outcome: 'answered' | 'declined'): void;
   /** A request from the gateway to a subgraph (over HTTP or in process), and its time. */
   subgraphRequest(subgraph: string, outcome: 'ok' | 'error', seconds: number): void;
   /** A session ID looked up: found in the resolver's cache, or read from the database. */
@@ -48,6 +53,7 @@ export const NO_METRICS: Metrics = {
   operation: nothing,
   preparedOperation: nothing,
   plannedQuery: nothing,
+  joinedOperation: nothing,
   subgraphRequest: nothing,
   sessionLookup: nothing,
   exportStarted: nothing,

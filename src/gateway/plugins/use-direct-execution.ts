@@ -2,6 +2,7 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import {
   type ASTNode,
   type DocumentNode,
+  type ExecutionArgs,
   type ExecutionResult,
   type FragmentDefinitionNode,
   GraphQLError,
@@ -55,18 +56,28 @@ export interface DirectExecutionOptions {
 /**
  * An operation one subgraph answers alone ({@link DirectPlanner}) goes to it whole, unplanned,
  * after the supergraph's validation and the document limits: executed in process, or sent as it
- * is over HTTP. One that a subgraph answered is noted in `prepared`, when given,
+ * is over HTTP. With `joined`, a query one subgraph answers but for fields others add to its
+ * entities is executed as those direct requests (gateway/joined-operations.ts), and left to the
+ * planner when that declines it. One that was answered so is noted in `prepared`, when given,
  * to be answered again without the runtime's pipeline (use-prepared-operations.ts); a result the
- * prepared path made but hands back to the pipeline (it has errors) is shown here, not made again.
+ * prepared path made but hands back to the pipeline (it has errors) is shown here, not made again,
+ * and an operation it declined to join goes to the planner.
  */
 export function useDirectExecution(
-  options: DirectExecutionOptions & { prepared?: PreparedOperations<DirectSubgraph> },
-): Plugin<CorrelationContext & IdentityContext & PreparedContext> {
+  options: DirectExecutionOptions & {
+    prepared?: PreparedOperations<DirectTarget>;
+    joined?: { plan(document: DocumentNode, operationName?: string | null): JoinedTarget | null };
+  },
+): Plugin<CorrelationContext & IdentityContext & PreparedContext & { joinedDeclined?: boolean }> {
   const planner = new DirectPlanner(options.subgraphs);
   return {
-    onExecute({ args, setExecuteFn }) {
+    onExecute({ args, setExecuteFn, executeFn }) {
       const subgraph = planner.plan(args.document, args.operationName);
-      if (!subgraph) return;
+      if (!subgraph) {
+        const joined = options.joined?.plan(args.document, args.operationName);
+        if (joined) setExecuteFn(joinedExecution(joined, executeFn, options.prepared));
+        return;
+      }
       setExecuteFn(async (a) => {
         const context = a.contextValue as CorrelationContext & IdentityContext & PreparedContext;
         const handed = context.preparedResult;
@@ -97,6 +108,49 @@ export function useDirectExecution(
         return shownResult(result, subgraph.name);
       });
     },
+  };
+}
+
+/** An operation answered by several direct requests joined (gateway/joined-operations.ts). */
+export interface JoinedTarget {
+  /** The answer, or undefined when this request is left to the planner. */
+  run(
+    variables: Record<string, unknown> | null | undefined,
+    context: CorrelationContext & IdentityContext,
+  ): Promise<ExecutionResult | undefined>;
+}
+
+/** What the prepared path answers again: a subgraph's whole operation, or a joined one. */
+export type DirectTarget = DirectSubgraph | JoinedTarget;
+
+export function isJoined(target: DirectTarget): target is JoinedTarget {
+  return 'run' in target;
+}
+
+/**
+ * Executes a joined operation, or hands it to the runtime's own execution (`planned`) when the
+ * join declines it, its variables do not coerce (the planner reports them), or the prepared path
+ * declined it already.
+ */
+function joinedExecution(
+  joined: JoinedTarget,
+  planned: (args: ExecutionArgs) => unknown,
+  prepared: PreparedOperations<DirectTarget> | undefined,
+) {
+  return async (a: ExecutionArgs) => {
+    const context = a.contextValue as CorrelationContext & IdentityContext & { joinedDeclined?: boolean };
+    if (context.joinedDeclined) {
+      context.joinedDeclined = false;
+      return planned(a);
+    }
+    const operation = getOperationAST(a.document, a.operationName);
+    const variables = (a.variableValues ?? {}) as Record<string, unknown>;
+    if (getVariableValues(a.schema, operation?.variableDefinitions ?? [], variables).errors)
+      return planned(a);
+    const result = await joined.run(variables, context);
+    if (!result) return planned(a);
+    prepared?.record(a.document, a.operationName, joined);
+    return result;
   };
 }
 
@@ -208,7 +262,7 @@ export class DirectPlanner<S extends PlannableSubgraph = PlannableSubgraph> {
 }
 
 /** A document of the operation and the fragments it spreads, directly or through others. */
-function operationAlone(document: DocumentNode, operation: OperationDefinitionNode): DocumentNode {
+export function operationAlone(document: DocumentNode, operation: OperationDefinitionNode): DocumentNode {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions)
     if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
@@ -228,7 +282,7 @@ function operationAlone(document: DocumentNode, operation: OperationDefinitionNo
   return { kind: Kind.DOCUMENT, definitions: [operation, ...used.values()] };
 }
 
-interface PlannedSubgraph<S extends PlannableSubgraph> {
+export interface PlannedSubgraph<S extends PlannableSubgraph> {
   subgraph: S;
   /** `Type.field` coordinates S does not resolve alone. */
   unsafe: ReadonlySet<string>;
@@ -239,7 +293,7 @@ const NOT_ALONE = new Set(['external', 'requires', 'provides']);
 const NOT_LOCAL_DIRECTIVES = new Set(['defer', 'stream']);
 
 /** Fields of the subgraph's SDL marked `@external`, `@requires` or `@provides`. */
-function fieldsResolvedElsewhere(typeDefs: string): Set<string> {
+export function fieldsResolvedElsewhere(typeDefs: string): Set<string> {
   const found = new Set<string>();
   for (const definition of parse(typeDefs).definitions) {
     if (
@@ -260,7 +314,7 @@ function fieldsResolvedElsewhere(typeDefs: string): Set<string> {
   return found;
 }
 
-function selectsAnythingUnsafe(
+export function selectsAnythingUnsafe(
   document: DocumentNode,
   candidate: PlannedSubgraph<PlannableSubgraph>,
 ): boolean {

@@ -1,3 +1,4 @@
+import type { ExecutionResult } from 'graphql';
 import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
 import {
   type PreparedContext,
@@ -7,7 +8,7 @@ import {
 } from '../../shared/prepared-operations.ts';
 import type { Plugin } from '../http.ts';
 import type { CorrelationContext } from './use-correlation-id.ts';
-import { type DirectSubgraph, runDirect } from './use-direct-execution.ts';
+import { type DirectTarget, isJoined, runDirect } from './use-direct-execution.ts';
 import type { MetricsContext } from './use-metrics.ts';
 import type { IdentityContext } from './use-session-identity.ts';
 
@@ -15,7 +16,7 @@ export interface PreparedOperationsOptions {
   /** The gateway's GraphQL path. */
   graphqlPath: string;
   /** Operations direct execution has noted (gateway/prepared-operations.ts). */
-  operations: PreparedOperations<DirectSubgraph>;
+  operations: PreparedOperations<DirectTarget>;
   /** The CORS policy the runtime applies: a request it would answer with CORS headers takes the runtime's path. */
   cors: false | ((request: Request) => unknown);
   /** An answer of the runtime's own class (the server adapter writes its string body as it is). */
@@ -24,12 +25,15 @@ export interface PreparedOperationsOptions {
   metrics?: Metrics;
 }
 
-type Context = CorrelationContext & IdentityContext & MetricsContext & PreparedContext;
+type Context = CorrelationContext &
+  IdentityContext &
+  MetricsContext &
+  PreparedContext & { joinedDeclined?: boolean };
 
 /**
  * Prepared operations: a request for an operation the gateway has answered before through the
- * runtime's whole pipeline, which one subgraph answers alone (in this process or over HTTP) and
- * which takes no variables (gateway/prepared-operations.ts), is executed and answered here, without the
+ * runtime's whole pipeline, which one subgraph answers alone (in this process or over HTTP) or
+ * which is joined from direct requests (gateway/joined-operations.ts), and which takes no variables (gateway/prepared-operations.ts), is executed and answered here, without the
  * pipeline (Yoga's request handling, the runtime's context, envelop's hooks, result processing).
  *
  * The innermost of the gateway's HTTP hooks, so every request still has its body bounded and
@@ -39,7 +43,8 @@ type Context = CorrelationContext & IdentityContext & MetricsContext & PreparedC
  * would answer as a plain JSON document of data without errors is answered here; anything else
  * (variables, other parameters, an `Accept` asking for a stream, a CORS origin) goes through the
  * pipeline as before, and a result with errors is handed to it after execution, to be shaped by
- * its hooks without being executed again.
+ * its hooks without being executed again; a joined operation declined for this request is
+ * executed there by the planner.
  */
 export function usePreparedOperations(options: PreparedOperationsOptions): Plugin<Context> {
   const metrics = options.metrics ?? NO_METRICS;
@@ -55,13 +60,26 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
       // A client that has gone away is answered as the pipeline answers it (the runtime's fetch
       // rejects, and the masked-errors hook answers 499): before, nothing is executed for it.
       request.signal.throwIfAborted();
-      const { result } = await runDirect(
-        prepared.subgraph,
-        { document: prepared.document, operationName: prepared.operationName },
-        context,
-        options,
-      );
-      request.signal.throwIfAborted();
+      const target = prepared.subgraph;
+      let result: ExecutionResult;
+      if (isJoined(target)) {
+        const joined = await target.run(undefined, context);
+        request.signal.throwIfAborted();
+        // Declined: the planner executes it, in the pipeline.
+        if (!joined) {
+          context.joinedDeclined = true;
+          return next(request);
+        }
+        result = joined;
+      } else {
+        ({ result } = await runDirect(
+          target,
+          { document: prepared.document, operationName: prepared.operationName },
+          context,
+          options,
+        ));
+        request.signal.throwIfAborted();
+      }
       const seen = context.metricsSeen;
       if (seen) {
         seen.requested = asked.operationName;
