@@ -1,5 +1,5 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Identity, IdentityError, IdentitySigner } from './identity.ts';
 import { deriveKey } from './secrets.ts';
 
@@ -73,5 +73,49 @@ describe('IdentitySigner', () => {
     const good = await signer.sign(who);
     const flipped = good.slice(0, -2) + (good.at(-2) === 'A' ? 'B' : 'A') + good.at(-1);
     await expect(signer.verify(flipped)).rejects.toBeInstanceOf(IdentityError);
+  });
+
+  describe('between requests', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    const claims = (token: string) =>
+      JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+
+    it('signs one token per identity and second, and a new one each second', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date('2026-05-01T10:00:00.100Z'));
+      const first = signer.sign(who);
+      vi.setSystemTime(new Date('2026-05-01T10:00:00.900Z'));
+      expect(signer.sign({ ...who })).toBe(first);
+      // Any claim that differs is another identity's token, kept apart.
+      for (const other of [
+        { ...who, clientIp: '10.0.0.2' },
+        { ...who, clientIp: null },
+        { ...who, userGroup: null },
+        { ...who, sessionHash: 'cd'.repeat(32) },
+        { ...who, kind: 'challenge' as const },
+      ]) {
+        const token = signer.sign(other);
+        expect(token).not.toBe(first);
+        expect(await signer.verify(token)).toEqual({ ...other, clientIp: other.clientIp ?? null });
+      }
+      vi.setSystemTime(new Date('2026-05-01T10:00:01.000Z'));
+      const next = signer.sign(who);
+      expect(next).not.toBe(first);
+      expect(claims(next).iat).toBe((claims(first).iat as number) + 1);
+    });
+
+    it('refuses a token it verified before once that token has expired', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date('2026-05-01T11:00:00.000Z'));
+      const token = signer.sign({ ...who, username: 'expiring' });
+      expect((await signer.verify(token)).username).toBe('expiring');
+      vi.setSystemTime(new Date('2026-05-01T11:00:59.000Z'));
+      expect((await signer.verify(token)).username).toBe('expiring');
+      // Past its 60 s and the 5 s tolerance.
+      vi.setSystemTime(new Date('2026-05-01T11:01:06.000Z'));
+      await expect(signer.verify(token)).rejects.toBeInstanceOf(IdentityError);
+    });
   });
 });

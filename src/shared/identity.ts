@@ -44,6 +44,10 @@ export class IdentityError extends Error {
   override name = 'IdentityError';
 }
 
+/** How many identities' tokens of the current second the signer keeps, and how many verified tokens. */
+const SIGNED_TOKENS = 10_000;
+const VERIFIED_TOKENS = 10_000;
+
 /**
  * Signs and verifies identities with a key derived from the service secret (HS256 JWTs, 60 s).
  * fast-jwt uses node:crypto's HMAC synchronously: 18 µs for a sign and a verify, against
@@ -53,6 +57,8 @@ export class IdentityError extends Error {
 export class IdentitySigner {
   readonly #sign: (payload: Record<string, unknown>) => string;
   readonly #verify: (token: string) => Record<string, unknown>;
+  /** The token last signed for each identity, and the second it was signed in. */
+  readonly #signed = new Map<string, { second: number; token: string }>();
 
   constructor(secret: string) {
     const key = Buffer.from(deriveKey(secret, 'identity'));
@@ -70,18 +76,39 @@ export class IdentitySigner {
       allowedAud: AUDIENCE,
       maxAge: (LIFETIME_S + 5) * 1000,
       clockTolerance: 5000,
+      // A token verified once is taken from here until it expires (fast-jwt bounds each entry by
+      // the token's `exp` and `maxAge` as its checks do): the gateway signs the same token for an
+      // identity all through a second, and its subgraphs see it once per request. Keyed by the
+      // whole token, not a hash of it; failures are not kept.
+      cache: VERIFIED_TOKENS,
+      cacheKeyBuilder: (token: string) => token,
     });
   }
 
+  /**
+   * The identity's token. Its claims are the identity's and its issue time is in seconds, so
+   * every token signed for one identity within a second is the same text: the one signed first
+   * in the second is kept and handed out again (HMAC, JSON and base64 once per identity and
+   * second, not once per request).
+   */
   sign(identity: Identity): string {
-    return this.#sign({
+    const claims = {
       knd: identity.kind,
       sub: identity.username ?? '',
       grp: identity.userGroup,
       cat: identity.clientType,
       sid: identity.sessionHash,
       ip: identity.clientIp ?? null,
-    });
+    };
+    const second = Math.floor(Date.now() / 1000);
+    const key = JSON.stringify(claims);
+    const kept = this.#signed.get(key);
+    if (kept?.second === second) return kept.token;
+    const token = this.#sign(claims);
+    // Bounded: past the bound, what was kept is dropped at once (it lasts a second anyway).
+    if (this.#signed.size >= SIGNED_TOKENS) this.#signed.clear();
+    this.#signed.set(key, { second, token });
+    return token;
   }
 
   /** Verifies a header value; throws IdentityError for anything forged, expired or malformed. */
