@@ -20,19 +20,31 @@ export class PreparedOperations<S> {
   readonly #documents: DocumentCache;
   /** Each operation's decision, made once: null for one that is not kept (variables, a subscription). */
   readonly #operations = new PerOperation<PreparedOperation<S> | null>();
+  readonly #variables: boolean;
 
-  constructor(documents: DocumentCache) {
+  /**
+   * With `variables`, operations that take variables are kept too: for a pipeline that decides
+   * nothing by a request's variables that the prepared path does not decide again (a subgraph's,
+   * whose execution coerces, limits and prices them itself).
+   */
+  constructor(documents: DocumentCache, options: { variables?: boolean } = {}) {
     this.#documents = documents;
+    this.#variables = options.variables ?? false;
   }
 
   /**
    * Notes that `document`'s operation `operationName` was executed, alone, by `subgraph` after
-   * the whole pipeline passed it; only an operation without variables is kept.
+   * the whole pipeline passed it; only an operation without variables is kept, unless the
+   * constructor allowed them.
    */
   record(document: DocumentNode, operationName: string | null | undefined, subgraph: S): void {
     this.#operations.get(document, operationName, () => {
       const operation = getOperationAST(document, operationName);
-      if (!operation || operation.operation === 'subscription' || operation.variableDefinitions?.length)
+      if (
+        !operation ||
+        operation.operation === 'subscription' ||
+        (operation.variableDefinitions?.length && !this.#variables)
+      )
         return null;
       return {
         document,
@@ -105,6 +117,8 @@ function matches(offered: string, asked: string): boolean {
 export interface PreparedRequest {
   query: string;
   operationName: string | null;
+  /** The variables, when they were asked for ({@link preparedRequest}'s `variables`) and given. */
+  variables?: Record<string, unknown>;
   /** The media type to answer with, as Yoga would choose it. */
   mediaType: string;
 }
@@ -112,14 +126,18 @@ export interface PreparedRequest {
 /**
  * The query text, operation name and answer's media type of a POST whose JSON body
  * (shared/request-body.ts) holds nothing else the pipeline would have to look at: no variables
- * (or none given: `null`, `{}`), no extensions, no other field; whose `Accept` Yoga answers with
- * one JSON document; and whose `Content-Length` Yoga's own bound accepts. Undefined otherwise.
+ * (or none given: `null`, `{}`) unless `variables` allows them as a JSON object, no extensions,
+ * no other field; whose `Accept` Yoga answers with one JSON document; and whose `Content-Length`
+ * Yoga's own bound accepts. Undefined otherwise.
  */
-export function preparedRequest(request: Request): PreparedRequest | undefined {
+export function preparedRequest(
+  request: Request,
+  options: { variables?: boolean } = {},
+): PreparedRequest | undefined {
   if (request.method !== 'POST') return undefined;
   const body = parsedJsonBody(request);
   if (!body || !('params' in body)) return undefined;
-  const params = plainParams(body.params);
+  const params = plainParams(body.params, options.variables ?? false);
   if (!params) return undefined;
   const mediaType = regularMediaType(request.headers.get('accept'));
   if (!mediaType || !yogaReadsLength(request.headers.get('content-length'))) return undefined;
@@ -138,9 +156,11 @@ function yogaReadsLength(length: string | null): boolean {
 
 function plainParams(
   params: Record<string, unknown>,
-): { query: string; operationName: string | null } | undefined {
+  allowVariables: boolean,
+): { query: string; operationName: string | null; variables?: Record<string, unknown> } | undefined {
   let query: string | undefined;
   let operationName: string | null = null;
+  let variables: Record<string, unknown> | undefined;
   for (const key in params) {
     const value = params[key];
     if (key === 'query') {
@@ -152,12 +172,14 @@ function plainParams(
     } else if (key === 'variables') {
       if (value === null || value === undefined) continue;
       if (typeof value !== 'object' || Array.isArray(value)) return undefined;
-      for (const _ in value) return undefined;
+      if (allowVariables) variables = value as Record<string, unknown>;
+      else for (const _ in value) return undefined;
     } else {
       return undefined;
     }
   }
-  return query === undefined ? undefined : { query, operationName };
+  if (query === undefined) return undefined;
+  return variables ? { query, operationName, variables } : { query, operationName };
 }
 
 /** An answer's body as Yoga writes a result without errors: its own serialiser when it has one (a compiled one). */

@@ -19,6 +19,7 @@ export interface SubgraphPreparedOptions {
   execute(operation: {
     document: ExecutionArgs['document'];
     operationName: string | null;
+    variableValues?: Record<string, unknown>;
     identity: Identity;
     requestId: string;
   }): Promise<Executed>;
@@ -39,9 +40,10 @@ export interface SubgraphPrepared {
 
 /**
  * A subgraph's prepared operations (shared/prepared-operations.ts): a request from our gateway
- * (its identity signed) for an operation this subgraph's Yoga has executed before, without
+ * (its identity signed) for an operation this subgraph's Yoga has executed before, with its
  * variables, is executed as the gateway's in-process direct execution executes it
- * (`executeLocally`: the same context, input limits, cost, response budget and masking) and
+ * (`executeLocally`: the same context, input limits and cost over the variables too, variables
+ * coerced as the compiled execution coerces them, response budget and masking) and
  * answered as Yoga answers a result without errors. Its body has been read within the subgraph's
  * bound and its identity is verified for each request; a token that does not verify, or anything
  * the prepared path does not look at, goes to Yoga, and so does a result with errors, after
@@ -49,7 +51,7 @@ export interface SubgraphPrepared {
  * (another router's, with a forwarded session) always take Yoga's path.
  */
 export function subgraphPrepared(options: SubgraphPreparedOptions): SubgraphPrepared {
-  const operations = new PreparedOperations<true>(options.documents);
+  const operations = new PreparedOperations<true>(options.documents, { variables: true });
   const metrics = options.metrics ?? NO_METRICS;
   // Results executed here that Yoga shapes, by the request Yoga then serves.
   const handed = new WeakMap<Request, Executed>();
@@ -57,7 +59,7 @@ export function subgraphPrepared(options: SubgraphPreparedOptions): SubgraphPrep
     async answer(request) {
       const token = request.headers.get(IDENTITY_HEADER);
       if (token === null) return undefined;
-      const asked = preparedRequest(request);
+      const asked = preparedRequest(request, { variables: true });
       if (!asked) return undefined;
       const prepared = operations.find(asked.query, asked.operationName);
       if (!prepared || request.signal.aborted) return undefined;
@@ -66,6 +68,7 @@ export function subgraphPrepared(options: SubgraphPreparedOptions): SubgraphPrep
       const executed = await options.execute({
         document: prepared.document,
         operationName: prepared.operationName,
+        ...(asked.variables ? { variableValues: asked.variables } : {}),
         identity,
         requestId: request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID(),
       });

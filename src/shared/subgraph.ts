@@ -6,6 +6,8 @@ import {
   execute,
   GraphQLError,
   type GraphQLSchema,
+  getOperationAST,
+  getVariableValues,
   parse,
 } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
@@ -372,6 +374,26 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     handle: (request, remoteAddress) => yoga.fetch(request, { remoteAddress }),
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
+      // Variables that do not coerce are answered before anything reads them as values (the
+      // input limits, the price, a plan), as Yoga's executor answers them (@graphql-tools/executor:
+      // the coercion errors, HTTP 400) and as the gateway does before handing an operation over.
+      const definitions = getOperationAST(operation.document, operation.operationName)?.variableDefinitions;
+      if (definitions?.length) {
+        const coerced = getVariableValues(schema, definitions, operation.variableValues ?? {}, {
+          maxErrors: 50,
+        });
+        if (coerced.errors) {
+          const errors = coerced.errors.map(
+            (e) =>
+              new GraphQLError(e.message, {
+                nodes: e.nodes,
+                originalError: e.originalError,
+                extensions: { ...e.extensions, http: { status: 400 } },
+              }),
+          );
+          return { result: { errors }, responseHeaders: base.responseHeaders };
+        }
+      }
       const refused = checkInputs(operation.document, operation.variableValues, inputLimits);
       if (refused) return { result: { errors: [refused] }, responseHeaders: base.responseHeaders };
       let result: ExecutionResult;

@@ -134,6 +134,8 @@ const PAGE = '{ assets(profile: "well") { all(first: 3) { edges { node { id disp
 const SESSION = 'query Mine { session { authenticated username userGroup } }';
 const TWO = 'query A { __typename } query B { session { authenticated } }';
 const ISSUES = '{ issues { all(first: 2) { edges { node { id displayName } } } } }';
+const PAGE_OF =
+  'query($p: ID!, $n: Int) { assets(profile: $p) { all(first: $n) { edges { node { id displayName } } } } }';
 const BAD_RENAME =
   'mutation { updateAssetFilter(input: { id: "no-such-filter", displayName: "x" }) { assetFilter { id } errors { type message } } }';
 
@@ -455,6 +457,59 @@ describe("a subgraph's prepared operations answer as its Yoga does", () => {
       body: { query: BAD_RENAME },
       headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo', 'demo')) }),
       prepared: true,
+    },
+    // With variables: the subgraph's execution coerces, limits and prices them itself.
+    ...[
+      { name: 'given', variables: { p: 'well', n: 2 }, prepared: true },
+      { name: 'another profile', variables: { p: 'site', n: 1 }, prepared: true },
+      { name: 'one left out', variables: { p: 'well' }, prepared: true },
+      { name: 'one null', variables: { p: 'well', n: null }, prepared: true },
+      { name: 'that do not coerce', variables: { p: 'well', n: 'two' }, prepared: false },
+      { name: 'a required one missing', variables: { n: 2 }, prepared: false },
+      { name: 'over the page size', variables: { p: 'well', n: 100_000 }, prepared: false },
+      { name: 'a string over the input limit', variables: { p: 'w'.repeat(100_001), n: 1 }, prepared: false },
+    ].map((v) => ({
+      name: `variables ${v.name}`,
+      subgraph: 'assets',
+      body: { query: PAGE_OF, variables: v.variables },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo', 'demo')) }),
+      prepared: v.prepared,
+    })),
+    {
+      name: 'variables as a list',
+      subgraph: 'assets',
+      body: { query: PAGE_OF, variables: ['well', 2] },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo', 'demo')) }),
+      prepared: false,
+    },
+    {
+      name: 'an entities request, as the gateway joins an asset with its issues',
+      subgraph: 'issues',
+      body: {
+        query:
+          'query($r: [_Any!]!) { _entities(representations: $r) { ... on IssueSubject { issues(first: 3) { edges { node { displayName } } } } } }',
+        variables: { r: [{ __typename: 'IssueSubject', type: 'asset', reference: 'well/W-100-1-1' }] },
+      },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo', 'demo')) }),
+      prepared: true,
+    },
+    {
+      name: 'the same entities, another tenant',
+      subgraph: 'issues',
+      body: {
+        query:
+          'query($r: [_Any!]!) { _entities(representations: $r) { ... on IssueSubject { issues(first: 3) { edges { node { displayName } } } } } }',
+        variables: { r: [{ __typename: 'IssueSubject', type: 'asset', reference: 'well/W-100-1-1' }] },
+      },
+      headers: () => ({ [IDENTITY_HEADER]: signer.sign(identity('demo-east-user', 'demo-east')) }),
+      prepared: true,
+    },
+    {
+      name: 'variables with a forwarded session (another router): Yoga',
+      subgraph: 'assets',
+      body: { query: PAGE_OF, variables: { p: 'well', n: 2 } },
+      headers: () => demo,
+      prepared: false,
     },
   ];
   for (const c of cases) {
