@@ -143,6 +143,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           traceSubgraphCall: options.tracing?.traceSubgraphCall,
           metrics,
           maxCost: documentLimits.maxCost,
+          maxFields: documentLimits.maxFields,
         })
       : undefined;
   const cors = corsPolicy(config.corsOrigins);

@@ -19,7 +19,7 @@ import {
   validate,
   visit,
 } from 'graphql';
-import { estimateCost } from '../shared/cost.ts';
+import { type CostOptions, estimateCost } from '../shared/cost.ts';
 import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
 import { PerOperation } from '../shared/per-operation.ts';
 import type { CorrelationContext } from './plugins/use-correlation-id.ts';
@@ -45,28 +45,34 @@ import type { IdentityContext } from './plugins/use-session-identity.ts';
  * request and merges the answers by walking them once more.
  *
  * Only what it answers exactly as the planner does is joined. The operation is a query whose other
- * subgraphs' fields sit, as plain fields without directives, directly in the selection of an object
- * type that subgraph resolves as an entity (a `@key` whose fields are plain and resolvable), reached
- * from the root through plain fields only (no fragment, directive or response key used twice on
- * the way); everything else in the root subgraph's part is anything direct execution takes.
- * Anything else is left to the planner. A request whose answers have any error, whose entities do
- * not all come back, or whose requests together the cost rule might refuse is **declined** and
- * executed by the planner, which reports it as it always does: the errors of a joined operation,
- * and the limits on the sum of its requests' costs, stay the planner's to shape.
+ * subgraph's fields sit, as plain fields, directly in one selection of an object type that subgraph
+ * resolves as an entity (a `@key` whose fields are plain and resolvable): a selection of fields
+ * alone, without directives, each response key once; reached from the root through plain fields
+ * only (no fragment, directive or response key used twice on the way); everything else in the root
+ * subgraph's part is anything direct execution takes. One such place per operation (the planner
+ * fetches every place's entities in one request, with one response budget). The root's request
+ * asks the entity's `__typename` and key fields as the planner's does, and each request is sent
+ * only the client's variables it uses. Anything else is left to the planner. A request whose
+ * answers have any error, whose entities do not all come back, whose requests together the cost
+ * rule might refuse, or that fails in any way is **declined** and executed by the planner, which
+ * reports it as it always does: the errors of a joined operation, and the limit on the sum of its
+ * requests' costs, stay the planner's to shape.
  */
 export class JoinedOperations {
   readonly #subgraphs: readonly Candidate[];
   readonly #plans = new PerOperation<JoinedPlan | null>();
-  readonly #options: JoinedOptions;
+  readonly #options: PlanOptions;
 
   constructor(subgraphs: readonly DirectSubgraph[], options: JoinedOptions) {
-    this.#options = options;
     this.#subgraphs = subgraphs.map((subgraph) => ({
       subgraph,
       unsafe: fieldsResolvedElsewhere(subgraph.typeDefs),
       typeInfo: new TypeInfo(subgraph.schema),
       entities: entityKeys(subgraph.typeDefs),
     }));
+    // The most the planner adds to an object of a request: its `__typename` and an entity's keys.
+    const keys = this.#subgraphs.flatMap((c) => [...c.entities.values()].map((k) => k.length));
+    this.#options = { ...options, addedPerObject: 1 + Math.max(0, ...keys) };
   }
 
   /** The joined plan of `document`'s operation, or null to leave it to the runtime's planner. */
@@ -93,12 +99,19 @@ export class JoinedOperations {
   ): JoinedPlan | null {
     const queryType = root.subgraph.schema.getQueryType();
     if (!queryType) return null;
-    const fetches: EntityFetch[] = [];
-    const split = (set: SelectionSetNode, type: GraphQLNamedType, path: string[], plain: boolean) => {
+    let fetch: EntityFetch | undefined;
+    const split = (
+      set: SelectionSetNode,
+      type: GraphQLNamedType,
+      path: string[],
+      plain: boolean,
+    ): SelectionSetNode | null => {
       const kept: SelectionNode[] = [];
       const foreign: FieldNode[] = [];
       const onlyFields = set.selections.every((s) => s.kind === Kind.FIELD);
       const keys = set.selections.map((s) => (s.kind === Kind.FIELD ? responseKey(s) : ''));
+      // A key the answer's objects would take for their prototype: not rebuilt here.
+      if (keys.includes('__proto__')) return null;
       for (const selection of set.selections) {
         if (selection.kind !== Kind.FIELD) {
           // The root subgraph's: validated with its part below, which fails if it holds others' fields.
@@ -113,7 +126,7 @@ export class JoinedOperations {
         if (name === '__typename' || (field && !selection.selectionSet)) {
           kept.push(selection);
         } else if (field && selection.selectionSet) {
-          const before = fetches.length;
+          const had = fetch;
           const key = responseKey(selection);
           const below = split(
             selection.selectionSet,
@@ -125,8 +138,7 @@ export class JoinedOperations {
           // On the way to an entity, a field is the only selection under its response key: an
           // answer merged from several (`issueSubject { type } issueSubject { issues }`, or one
           // in a fragment) would not be where the plan looks for it, whole.
-          if (fetches.length > before && (!onlyFields || keys.indexOf(key) !== keys.lastIndexOf(key)))
-            return null;
+          if (fetch !== had && (!onlyFields || keys.indexOf(key) !== keys.lastIndexOf(key))) return null;
           kept.push({ ...selection, selectionSet: below });
         } else {
           if (!plain || selection.directives?.length) return null;
@@ -135,32 +147,52 @@ export class JoinedOperations {
       }
       if (foreign.length === 0) return { ...set, selections: kept };
       // Another subgraph's fields: on an object type it resolves as an entity, in a selection of
-      // fields alone, each response key once, so that the answer can be put together key by key.
-      if (!onlyFields || !isObjectType(type) || new Set(keys).size !== keys.length) return null;
-      const fetch = this.#entityFetch(root, type.name, foreign, fragments, operation, path);
-      if (!fetch) return null;
-      const taken = new Set(keys);
-      for (const key of fetch.keys) {
-        if (taken.has(key.alias) || !type.getFields()[key.field]) return null;
-        kept.push(aliased(key.alias, key.field));
+      // fields alone, without directives, each response key once, so that the answer can be put
+      // together key by key. One such place per operation: the planner asks for the entities of
+      // every place in one request, whose response budget this would otherwise split.
+      if (fetch || !onlyFields || !isObjectType(type) || new Set(keys).size !== keys.length) return null;
+      if (set.selections.some((s) => s.directives?.length)) return null;
+      const found = this.#entityFetch(root, type.name, foreign, fragments, operation, path);
+      if (!found) return null;
+      // The root's request asks what the planner's asks of the entity: its `__typename` and key
+      // fields, each once (a plain field the client selects already is not asked again), so that
+      // both requests cost the response budget what the planner's do.
+      for (const name of ['__typename', ...found.keys]) {
+        const same = set.selections.find((s) => responseKey(s as FieldNode) === name) as
+          | FieldNode
+          | undefined;
+        if (same) {
+          if (same.name.value !== name || same.arguments?.length || same.selectionSet) return null;
+          continue;
+        }
+        if (name !== '__typename' && !type.getFields()[name]) return null;
+        kept.push({ kind: Kind.FIELD, name: { kind: Kind.NAME, value: name } });
       }
-      fetch.order = set.selections.map((s) => {
-        const key = responseKey(s as FieldNode);
-        return { key, foreign: foreign.includes(s as FieldNode) };
-      });
-      fetches.push(fetch);
+      fetch = {
+        ...found,
+        order: set.selections.map((s) => ({
+          key: responseKey(s as FieldNode),
+          foreign: foreign.includes(s as FieldNode),
+        })),
+      };
       return { ...set, selections: kept };
     };
     const selectionSet = split(operation.selectionSet, queryType, [], !operation.directives?.length);
-    if (!selectionSet || fetches.length === 0) return null;
+    if (!selectionSet || !fetch) return null;
 
-    const rootOperation = withUsedVariables({ ...operation, selectionSet }, operation.variableDefinitions);
-    const document = withFragments(rootOperation, fragments);
-    if (validate(root.subgraph.schema, document, specifiedRules).length > 0) return null;
-    if (selectsAnythingUnsafe(document, root)) return null;
-    // Deepest first: an entity inside another is put together before the one that holds it.
-    fetches.sort((a, b) => b.path.length - a.path.length);
-    return new JoinedPlan(root.subgraph, document, rootOperation.name?.value ?? null, fetches, this.#options);
+    const part = documentOf({ ...operation, selectionSet }, fragments, operation.variableDefinitions ?? []);
+    if (validate(root.subgraph.schema, part.document, specifiedRules).length > 0) return null;
+    if (selectsAnythingUnsafe(part.document, root)) return null;
+    return new JoinedPlan(
+      {
+        subgraph: root.subgraph,
+        document: part.document,
+        operationName: operation.name?.value ?? null,
+        variables: part.variables,
+      },
+      fetch,
+      this.#options,
+    );
   }
 
   /** The `_entities` request of the subgraph that resolves every one of `fields` on `typename`, if one does. */
@@ -171,54 +203,57 @@ export class JoinedOperations {
     fragments: ReadonlyMap<string, FragmentDefinitionNode>,
     operation: OperationDefinitionNode,
     path: readonly string[],
-  ): EntityFetch | null {
+  ): Omit<EntityFetch, 'order'> | null {
+    const name = (value: string) => ({ kind: Kind.NAME, value }) as const;
     for (const candidate of this.#subgraphs) {
       if (candidate === root) continue;
       const keyFields = candidate.entities.get(typename);
       if (!keyFields) continue;
-      const entities: OperationDefinitionNode = withUsedVariables(
-        {
-          kind: Kind.OPERATION_DEFINITION,
-          operation: 'query' as OperationDefinitionNode['operation'],
-          selectionSet: {
-            kind: Kind.SELECTION_SET,
-            selections: [
-              {
-                kind: Kind.FIELD,
-                name: { kind: Kind.NAME, value: '_entities' },
-                arguments: [
+      const entities = {
+        kind: Kind.OPERATION_DEFINITION,
+        operation: 'query',
+        selectionSet: {
+          kind: Kind.SELECTION_SET,
+          selections: [
+            {
+              kind: Kind.FIELD,
+              name: name('_entities'),
+              arguments: [
+                {
+                  kind: Kind.ARGUMENT,
+                  name: name('representations'),
+                  value: { kind: Kind.VARIABLE, name: name(REPRESENTATIONS) },
+                },
+              ],
+              selectionSet: {
+                kind: Kind.SELECTION_SET,
+                selections: [
+                  { kind: Kind.FIELD, name: name('__typename') },
                   {
-                    kind: Kind.ARGUMENT,
-                    name: { kind: Kind.NAME, value: 'representations' },
-                    value: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: REPRESENTATIONS } },
+                    kind: Kind.INLINE_FRAGMENT,
+                    typeCondition: { kind: Kind.NAMED_TYPE, name: name(typename) },
+                    selectionSet: { kind: Kind.SELECTION_SET, selections: fields },
                   },
                 ],
-                selectionSet: {
-                  kind: Kind.SELECTION_SET,
-                  selections: [
-                    {
-                      kind: Kind.INLINE_FRAGMENT,
-                      typeCondition: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: typename } },
-                      selectionSet: { kind: Kind.SELECTION_SET, selections: fields },
-                    },
-                  ],
-                },
               },
-            ],
-          },
-        } as OperationDefinitionNode,
-        [...(operation.variableDefinitions ?? []), REPRESENTATIONS_DEFINITION],
-      );
-      const document = withFragments(entities, fragments);
-      if (validate(candidate.subgraph.schema, document, specifiedRules).length > 0) continue;
-      if (selectsAnythingUnsafe(document, candidate)) continue;
+            },
+          ],
+        },
+      } as OperationDefinitionNode;
+      const part = documentOf(entities, fragments, [
+        ...(operation.variableDefinitions ?? []),
+        REPRESENTATIONS_DEFINITION,
+      ]);
+      if (validate(candidate.subgraph.schema, part.document, specifiedRules).length > 0) continue;
+      if (selectsAnythingUnsafe(part.document, candidate)) continue;
       return {
         subgraph: candidate.subgraph,
         typename,
         path,
-        keys: keyFields.map((field) => ({ field, alias: `${KEY_ALIAS}${field}` })),
-        document,
-        order: [],
+        keys: keyFields,
+        document: part.document,
+        // The representations are the join's own, given separately.
+        variables: part.variables.filter((v) => v !== REPRESENTATIONS),
       };
     }
     return null;
@@ -229,15 +264,21 @@ export interface JoinedOptions extends Pick<DirectExecutionOptions, 'relayHeader
   metrics?: Metrics;
   /** The cost the requests of one operation may add up to (the runtime's demand control). */
   maxCost: number;
+  /** The fields one subgraph request may resolve (its response budget). */
+  maxFields: number;
 }
 
-/** The variable the `_entities` requests take their representations in (an operation using the name is not joined). */
+interface PlanOptions extends JoinedOptions {
+  addedPerObject: number;
+}
+
+/** The variable the `_entities` request takes its representations in (an operation defining it is not joined). */
 const REPRESENTATIONS = 'assetqlRepresentations';
 const REPRESENTATIONS_DEFINITION = (
   parse(`query ($${REPRESENTATIONS}: [_Any!]!) { __typename }`).definitions[0] as OperationDefinitionNode
 ).variableDefinitions![0]!;
-/** The response keys key fields are added to the root subgraph's part under. */
-const KEY_ALIAS = 'assetqlKey_';
+/** Prices a plan's requests never below the runtime's demand control (see `CostOptions`). */
+const AS_THE_RUNTIME: CostOptions = { listsAtLeastOne: true };
 
 interface Candidate {
   subgraph: DirectSubgraph;
@@ -247,18 +288,27 @@ interface Candidate {
   entities: ReadonlyMap<string, readonly string[]>;
 }
 
-/** One entity fetch of a plan: where its entities are in the root's answer, and what it asks of them. */
-interface EntityFetch {
+/** A request of a plan: its subgraph and document, and the client's variables the document uses. */
+interface PlannedRequest {
   subgraph: DirectSubgraph;
+  document: DocumentNode;
+  variables: readonly string[];
+}
+
+/** The root subgraph's request: the operation without others' fields, with the entity's key fields. */
+interface RootRequest extends PlannedRequest {
+  operationName: string | null;
+}
+
+/** The entity request of a plan: where its entities are in the root's answer, and what it asks of them. */
+interface EntityFetch extends PlannedRequest {
   typename: string;
   /** Response keys from the root to the field whose value holds the entities (lists walked through). */
   path: readonly string[];
-  /** The entity's key fields, and the response keys they are asked under. */
-  keys: readonly { field: string; alias: string }[];
-  /** `query($assetqlRepresentations: [_Any!]!, …) { _entities(…) { ... on T { <fields> } } }` */
-  document: DocumentNode;
-  /** The entity's selection in the client's order: which response keys this fetch supplies. */
-  order: { key: string; foreign: boolean }[];
+  /** The entity's key fields, asked of the root by their names. */
+  keys: readonly string[];
+  /** The entity's selection in the client's order: which response keys the fetch supplies. */
+  order: readonly { key: string; foreign: boolean }[];
 }
 
 /** What a request made the prepared path leave to the pipeline: executed by the planner there, not joined again. */
@@ -270,24 +320,13 @@ type Context = CorrelationContext & IdentityContext;
 
 /** The joined form of one operation, made once and run for each request of it. */
 export class JoinedPlan {
-  readonly root: DirectSubgraph;
-  /** The root subgraph's part: the operation without others' fields, with the entities' key fields. */
-  readonly document: DocumentNode;
-  readonly operationName: string | null;
-  readonly fetches: readonly EntityFetch[];
-  readonly options: JoinedOptions;
+  readonly root: RootRequest;
+  readonly fetch: EntityFetch;
+  readonly options: PlanOptions;
 
-  constructor(
-    root: DirectSubgraph,
-    document: DocumentNode,
-    operationName: string | null,
-    fetches: readonly EntityFetch[],
-    options: JoinedOptions,
-  ) {
+  constructor(root: RootRequest, fetch: EntityFetch, options: PlanOptions) {
     this.root = root;
-    this.document = document;
-    this.operationName = operationName;
-    this.fetches = fetches;
+    this.fetch = fetch;
     this.options = options;
   }
 
@@ -300,79 +339,119 @@ export class JoinedPlan {
     context: Context,
   ): Promise<ExecutionResult | undefined> {
     const metrics = this.options.metrics ?? NO_METRICS;
-    const declined = () => {
-      metrics.joinedOperation('declined');
-      return undefined;
-    };
-    const first = await runDirect(
-      this.root,
-      { document: this.document, operationName: this.operationName, variableValues: variables },
-      context,
-      this.options,
-    );
-    if (first.result.errors?.length || first.result.extensions?.http) return declined();
-    let cost = estimateCost(this.root.schema, this.document, this.operationName, variables);
-    const data = first.result.data as Record<string, unknown> | null | undefined;
-    if (!data) return declined();
+    let answered: ExecutionResult | undefined;
+    try {
+      answered = await this.#join(variables ?? {}, context);
+    } catch {
+      // Whatever went wrong (an answer of an unexpected shape, a failure), the planner meets it
+      // and reports it as it always does.
+      answered = undefined;
+    }
+    metrics.joinedOperation(answered ? 'answered' : 'declined');
+    return answered;
+  }
 
-    // Every fetch's entities found before any is put together: a deeper one's holder is the
-    // object a shallower one replaces.
-    const found = this.fetches.map((fetch) => {
-      const at: Holder[] = [];
-      const representations: Record<string, unknown>[] = [];
-      if (!holders({ data }, 'data', fetch.path, 0, at)) return undefined;
-      for (const [holder, key] of at) {
+  async #join(variables: Record<string, unknown>, context: Context): Promise<ExecutionResult | undefined> {
+    const { root, fetch, options } = this;
+    const rootVariables = only(variables, root.variables);
+    // Priced first: a root request the cost rule refuses is not run only to be declined after.
+    let cost = estimateCost(
+      root.subgraph.schema,
+      root.document,
+      root.operationName,
+      rootVariables,
+      AS_THE_RUNTIME,
+    );
+    if (cost > options.maxCost) return undefined;
+    const first = await runDirect(
+      root.subgraph,
+      { document: root.document, operationName: root.operationName, variableValues: rootVariables },
+      context,
+      options,
+    );
+    if (first.result.errors?.length || first.result.extensions?.http) return undefined;
+    const data = first.result.data as Record<string, unknown> | null | undefined;
+    if (!data || !withinBudget(data, options)) return undefined;
+
+    const at: Holder[] = [];
+    if (!holders({ data }, 'data', fetch.path, 0, at)) return undefined;
+    if (at.length) {
+      const representations = at.map(([holder, key]) => {
         const entity = holder[key] as Record<string, unknown>;
         const representation: Record<string, unknown> = { __typename: fetch.typename };
         for (const k of fetch.keys) {
-          const value = entity[k.alias];
+          const value = Object.hasOwn(entity, k) ? entity[k] : undefined;
           if (value === null || value === undefined) return undefined;
-          representation[k.field] = value;
+          representation[k] = value;
         }
-        representations.push(representation);
-      }
-      const fetchVariables = { ...variables, [REPRESENTATIONS]: representations };
-      cost += at.length ? estimateCost(fetch.subgraph.schema, fetch.document, null, fetchVariables) : 0;
-      return { fetch, at, variables: fetchVariables };
-    });
-    if (found.some((f) => f === undefined) || cost > this.options.maxCost) return declined();
-
-    const answers = await Promise.all(
-      found.map(async (f) => {
-        if (!f!.at.length) return [];
-        const { result } = await runDirect(
-          f!.fetch.subgraph,
-          { document: f!.fetch.document, operationName: null, variableValues: f!.variables },
-          context,
-          this.options,
-        );
-        if (result.errors?.length || result.extensions?.http) return undefined;
-        const entities = (result.data as { _entities?: unknown } | null | undefined)?._entities;
-        return Array.isArray(entities) && entities.length === f!.at.length ? entities : undefined;
-      }),
-    );
-    if (answers.some((a) => a === undefined)) return declined();
-
-    for (let i = 0; i < found.length; i++) {
-      const { fetch, at } = found[i]!;
-      const entities = answers[i]!;
-      for (let j = 0; j < at.length; j++) {
-        const [holder, key] = at[j]!;
+        return representation;
+      });
+      if (representations.includes(undefined)) return undefined;
+      const fetchVariables = { ...only(variables, fetch.variables), [REPRESENTATIONS]: representations };
+      cost += estimateCost(fetch.subgraph.schema, fetch.document, null, fetchVariables, AS_THE_RUNTIME);
+      if (cost > options.maxCost) return undefined;
+      const { result } = await runDirect(
+        fetch.subgraph,
+        { document: fetch.document, operationName: null, variableValues: fetchVariables },
+        context,
+        options,
+      );
+      if (result.errors?.length || result.extensions?.http) return undefined;
+      const entities = (result.data as { _entities?: unknown } | null | undefined)?._entities;
+      if (!Array.isArray(entities) || entities.length !== at.length || !withinBudget(entities, options))
+        return undefined;
+      for (let i = 0; i < at.length; i++) {
+        const [holder, key] = at[i]!;
         const own = holder[key] as Record<string, unknown>;
-        const added = entities[j] as Record<string, unknown> | null;
-        if (!added || typeof added !== 'object') return declined();
+        const added = entities[i] as Record<string, unknown> | null;
+        if (!added || typeof added !== 'object') return undefined;
+        // Rebuilt in the client's order, without what the join added to the root's request.
         const joined: Record<string, unknown> = {};
         for (const { key: k, foreign } of fetch.order) {
-          const value = foreign ? added[k] : own[k];
-          if (value === undefined) return declined();
-          joined[k] = value;
+          const from = foreign ? added : own;
+          if (!Object.hasOwn(from, k)) return undefined;
+          joined[k] = from[k];
         }
         holder[key] = joined;
       }
     }
-    metrics.joinedOperation('answered');
     return { data };
   }
+}
+
+/**
+ * Whether the planner's request for this answer surely fits its response budget too. The planner
+ * asks what the join asks and may add, to any object of the answer, its `__typename` and an
+ * entity's key fields; every key of every object here is a field resolved (and the keys inside a
+ * JSON scalar's value count too: more, never fewer). Near the limit the planner decides, and
+ * refuses as it refuses.
+ */
+function withinBudget(answer: unknown, options: PlanOptions): boolean {
+  let fields = 0;
+  const pending: unknown[] = [answer];
+  while (pending.length) {
+    const value = pending.pop();
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      for (const item of value) if (item !== null && typeof item === 'object') pending.push(item);
+      continue;
+    }
+    fields += options.addedPerObject;
+    for (const key in value) {
+      fields++;
+      const child = (value as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') pending.push(child);
+    }
+    if (fields > options.maxFields) return false;
+  }
+  return true;
+}
+
+/** The variables `names` of the request's, left out where the request leaves them out. */
+function only(variables: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) if (Object.hasOwn(variables, name)) out[name] = variables[name];
+  return out;
 }
 
 /** Where a value sits: the object or list holding it, and its key there. */
@@ -409,37 +488,31 @@ function responseKey(field: FieldNode): string {
   return field.alias?.value ?? field.name.value;
 }
 
-function aliased(alias: string, field: string): FieldNode {
-  return {
-    kind: Kind.FIELD,
-    alias: { kind: Kind.NAME, value: alias },
-    name: { kind: Kind.NAME, value: field },
-  };
-}
-
-/** `operation` with those of `definitions` it uses, and no others (an unused variable fails validation). */
-function withUsedVariables(
+/**
+ * A document of `operation` and the fragments it spreads, with those of `definitions` it uses
+ * (in its selections or its fragments') and no others: an unused variable fails validation.
+ */
+function documentOf(
   operation: OperationDefinitionNode,
-  definitions: readonly VariableDefinitionNode[] | undefined,
-): OperationDefinitionNode {
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  definitions: readonly VariableDefinitionNode[],
+): { document: DocumentNode; variables: string[] } {
+  const bare = { ...operation, variableDefinitions: [] };
+  const alone = operationAlone({ kind: Kind.DOCUMENT, definitions: [bare, ...fragments.values()] }, bare);
   const used = new Set<string>();
-  visit(operation.selectionSet, {
+  visit(alone, {
     Variable(node) {
       used.add(node.name.value);
     },
   });
+  const defined = definitions.filter((d) => used.has(d.variable.name.value));
   return {
-    ...operation,
-    variableDefinitions: (definitions ?? []).filter((d) => used.has(d.variable.name.value)),
+    document: {
+      ...alone,
+      definitions: [{ ...bare, variableDefinitions: defined }, ...alone.definitions.slice(1)],
+    },
+    variables: defined.map((d) => d.variable.name.value),
   };
-}
-
-/** A document of `operation` and the fragments it spreads. */
-function withFragments(
-  operation: OperationDefinitionNode,
-  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-): DocumentNode {
-  return operationAlone({ kind: Kind.DOCUMENT, definitions: [operation, ...fragments.values()] }, operation);
 }
 
 /**

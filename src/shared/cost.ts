@@ -44,15 +44,18 @@ export function estimateCost(
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
+  options: CostOptions = {},
 ): number {
   const operation = getOperationAST(document, operationName);
   if (!operation) return 0;
+  const atLeastOne = options.listsAtLeastOne ?? false;
   // Without variables the cost is the document's: priced once per parsed document and schema.
-  if (operation.variableDefinitions?.length) return price(schema, document, operation, variables);
-  let bySchema = priced.get(schema);
+  if (operation.variableDefinitions?.length) return price(schema, document, operation, variables, atLeastOne);
+  const cache = atLeastOne ? pricedAtLeastOne : priced;
+  let bySchema = cache.get(schema);
   if (!bySchema) {
     bySchema = new WeakMap();
-    priced.set(schema, bySchema);
+    cache.set(schema, bySchema);
   }
   let byOperation = bySchema.get(document);
   if (!byOperation) {
@@ -61,19 +64,32 @@ export function estimateCost(
   }
   let cost = byOperation.get(operation);
   if (cost === undefined) {
-    cost = price(schema, document, operation, undefined);
+    cost = price(schema, document, operation, undefined, atLeastOne);
     byOperation.set(operation, cost);
   }
   return cost;
 }
 
+export interface CostOptions {
+  /**
+   * Price a list whose slicing argument is 0 as one item, as Hive Gateway's demand control does
+   * (for a sum that must never be below the runtime's own) @default false
+   */
+  listsAtLeastOne?: boolean;
+}
+
 const priced = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<OperationDefinitionNode, number>>>();
+const pricedAtLeastOne = new WeakMap<
+  GraphQLSchema,
+  WeakMap<DocumentNode, Map<OperationDefinitionNode, number>>
+>();
 
 function price(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | null | undefined,
+  atLeastOne: boolean,
 ): number {
   const root = schema.getRootType(operation.operation);
   if (!root) return 0;
@@ -153,7 +169,8 @@ function price(
       const args = argumentsOf(field, node, vars);
       const slicing = (listSize.slicingArguments as string[] | undefined) ?? [];
       const given = slicing.map((a) => args[a]).filter((v): v is number => typeof v === 'number' && v >= 0);
-      const size = given.length ? Math.max(...given) : Number(listSize.assumedSize ?? 1);
+      const largest = given.length ? Math.max(...given) : Number(listSize.assumedSize ?? 1);
+      const size = atLeastOne ? Math.max(largest, 1) : largest;
       const sizedFields = (listSize.sizedFields as string[] | undefined) ?? [];
       if (sizedFields.length) childSized = new Map(sizedFields.map((f) => [f, size]));
       else factor = size;

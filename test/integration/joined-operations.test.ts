@@ -341,9 +341,52 @@ const cases: Case[] = [
     outcome: 'unjoined',
   },
   {
-    name: 'a response key of the join’s own',
-    query: () => byId(`issueSubject { assetqlKey_type: reference ${ISSUES} }`),
+    name: 'a key field’s response key taken by another field',
+    query: () => byId(`issueSubject { type: reference ${ISSUES} }`),
     outcome: 'unjoined',
+  },
+  {
+    name: 'a key field asked by the client under its own name and under an alias',
+    query: () => byId(`issueSubject { type kind: type ${ISSUES} reference }`),
+    outcome: 'answered',
+    check: (b) => expect(b.data.assets.byId.issueSubject).toMatchObject({ type: 'asset', kind: 'asset' }),
+  },
+  {
+    name: 'a response key named __proto__',
+    query: () => byId(`issueSubject { __proto__: type ${ISSUES} }`),
+    outcome: 'unjoined',
+  },
+  {
+    name: 'a directive beside the other subgraph’s field',
+    query: () => byId(`issueSubject { type @skip(if: true) ${ISSUES} }`),
+    outcome: 'unjoined',
+  },
+  {
+    name: 'two places of the entity (the planner fetches both at once)',
+    query: () =>
+      `{ assets(profile: "facility") { a: byId(id: "${facility}") { issueSubject { ${ISSUES} } } b: byId(id: "${facility}") { issueSubject { ${ISSUES} } } } }`,
+    outcome: 'unjoined',
+  },
+  {
+    name: 'a variable used only in a fragment of the root’s part, and a variable the operation does not define',
+    query: () =>
+      `query($only: [String!]) { assets(profile: "facility") { byId(id: "${facility}") {
+         related(relationship: "wells") { ...R } issueSubject { ${ISSUES} } } } }
+       fragment R on AssetRelationshipMany { assets { id properties(only: $only) } }`,
+    variables: () => ({ only: ['name'], junk: 'x'.repeat(10_000) }),
+    check: (b) => {
+      expect(b.errors).toBeUndefined();
+      expect(Object.keys(b.data.assets.byId.related.assets[0].properties)).toEqual(['name']);
+    },
+    outcome: 'answered',
+  },
+  {
+    name: 'a list sized 0 over nested lists beside it (priced as the runtime prices it)',
+    query: () =>
+      `{ x: assets(profile: "well") { all(first: 0) { edges { node { related { ... on AssetRelationshipMany { assets { related { ... on AssetRelationshipMany { assets { related { ... on AssetRelationshipMany { assets { id } } } } } } } } } } } } }
+         assets(profile: "facility") { byId(id: "${facility}") { issueSubject { ${ISSUES} } } } }`,
+    outcome: 'declined',
+    check: (b) => expect(b.errors[0].extensions.limit).toBe('maxCost'),
   },
   {
     name: 'introspection beside it',
@@ -445,5 +488,47 @@ describe('joined operations and the cost limit', () => {
     // 24 wells: 74 for the page, 24 × 12 for their issues by the join's pricing, 12 by the runtime's.
     const last = await sendThrice(tight, () => post(wellsWithIssues(24), undefined, demo), 'declined');
     expect(JSON.parse(last.body).data.assets.all.edges).toHaveLength(24);
+  });
+});
+
+/**
+ * The response budget (`maxFields`) is each request's: the join's two requests must each count
+ * what the planner's count (the entity's `__typename` and key fields included), or it would answer
+ * pages the planner refuses. Pages of wells with their issues, around the limit, answered alike.
+ */
+describe('joined operations and the response budget', () => {
+  let budget: Form;
+  beforeAll(async () => {
+    const counter = createPrometheusMetrics({ maxOperations: 100 });
+    const config = { secret: SECRET, documentLimits: { maxFields: 100, maxAliases: 200 } };
+    budget = {
+      fast: await startTestApp({ database, metrics: counter, config }),
+      slow: await startTestApp({ database, config: { ...config, joinedOperations: false } }),
+      counter,
+    };
+  });
+  afterAll(async () => {
+    await budget?.fast.close();
+    await budget?.slow.close();
+  });
+
+  it('answers and refuses the same requests as the planner, around the limit', async () => {
+    const outcomes = new Set<string>();
+    // The planner adds to the root's request what the join does not need (the facility's
+    // __typename and key, the relationship's __typename): near the limit only it can tell.
+    for (let k = 70; k <= 95; k++) {
+      const ids = Array.from({ length: k }, (_, i) => `i${i}: id`).join(' ');
+      const query = byId(
+        `${ids} related(relationship: "wells") { ... on AssetRelationshipMany { assets { id } } } issueSubject { issues(first: 1) { edges { node { id } } } }`,
+      );
+      for (let i = 0; i < 2; i++) {
+        const a = await sent(await budget.fast.handle(post(query, undefined, demo)));
+        const b = await sent(await budget.slow.handle(post(query, undefined, demo)));
+        expect(a, `${k} ids`).toEqual(b);
+        outcomes.add(JSON.parse(a.body).errors?.[0]?.extensions?.code ?? 'data');
+      }
+    }
+    // The sweep crosses the limit.
+    expect(outcomes).toEqual(new Set(['data', 'RESPONSE_TOO_LARGE']));
   });
 });
