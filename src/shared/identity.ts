@@ -78,10 +78,9 @@ export class IdentitySigner {
       clockTolerance: 5000,
       // A token verified once is taken from here until it expires (fast-jwt bounds each entry by
       // the token's `exp` and `maxAge` as its checks do): the gateway signs the same token for an
-      // identity all through a second, and its subgraphs see it once per request. Keyed by the
-      // whole token, not a hash of it; failures are not kept.
+      // identity all through a second, and its subgraphs see it once per request. Keyed by
+      // fast-jwt's own hash of the whole token; failures are not kept.
       cache: VERIFIED_TOKENS,
-      cacheKeyBuilder: (token: string) => token,
     });
   }
 
