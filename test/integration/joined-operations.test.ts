@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/prometheus.ts';
 import { listen } from '../../src/server/listen.ts';
+import { type Alike, sendThrice as alikeThrice, outcomes, post } from '../helpers/alike.ts';
 import {
-  BASE,
   type Sent,
   type ServedSubgraphs,
   sent,
@@ -122,51 +122,13 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** What a gateway counted of joined operations, by outcome. */
-async function joined(counter: PrometheusMetrics): Promise<{ answered: number; declined: number }> {
-  const metric = await counter.registry.getSingleMetric('assetql_joined_operations_total')!.get();
-  const of = (outcome: string) => metric.values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
-  return { answered: of('answered'), declined: of('declined') };
-}
-
-function post(
-  query: string,
-  variables: Record<string, unknown> | undefined,
-  headers: Record<string, string>,
-) {
-  return new Request(`${BASE}/api/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ query, ...(variables ? { variables } : {}) }),
-  });
-}
+/** How many requests the gateway counted, by outcome. */
+const joined = (counter: PrometheusMetrics) => outcomes(counter, 'assetql_joined_operations_total');
 
 type Outcome = 'answered' | 'declined' | 'unjoined';
 
-/**
- * Sends a request three times to `fast` and to `slow` (the gateway prepares an operation without
- * variables from the second on, a path of its own): the same answer each time, and each time
- * counted by `fast` as `outcome` says.
- */
-async function sendThrice(form: Form, request: () => Request, outcome: Outcome): Promise<Sent> {
-  let last: Sent | undefined;
-  for (let i = 0; i < 3; i++) {
-    const before = await joined(form.counter);
-    const a = await sent(await form.fast.handle(request()));
-    const after = await joined(form.counter);
-    const b = await sent(await form.slow.handle(request()));
-    expect(a).toEqual(b);
-    expect({
-      answered: after.answered - before.answered,
-      declined: after.declined - before.declined,
-    }).toEqual({
-      answered: outcome === 'answered' ? 1 : 0,
-      declined: outcome === 'declined' ? 1 : 0,
-    });
-    last = a;
-  }
-  return last!;
-}
+const sendThrice = (form: Alike, request: () => Request, outcome: Outcome): Promise<Sent> =>
+  alikeThrice(form, joined, request, outcome);
 
 const ISSUES =
   'issues(first: 10) { edges { cursor node { id displayName status } } pageInfo { hasNextPage endCursor } }';

@@ -4,8 +4,8 @@ import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/obser
 import { listen } from '../../src/server/listen.ts';
 import { encodeCursor } from '../../src/shared/cursors.ts';
 import { openDatabase } from '../../src/storage/database.ts';
+import { type Alike, sendThrice as alikeThrice, outcomes, post } from '../helpers/alike.ts';
 import {
-  BASE,
   type Sent,
   type ServedSubgraphs,
   sent,
@@ -142,52 +142,14 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** How many queries the assets subgraph counted, by outcome. */
-async function planned(counter: PrometheusMetrics): Promise<{ answered: number; declined: number }> {
-  const metric = await counter.registry.getSingleMetric('assetql_planned_queries_total')!.get();
-  const of = (outcome: string) =>
-    metric.values.find((v) => v.labels.outcome === outcome && v.labels.subgraph === 'assets')?.value ?? 0;
-  return { answered: of('answered'), declined: of('declined') };
-}
-
-function post(
-  query: string,
-  variables: Record<string, unknown> | undefined,
-  headers: Record<string, string>,
-) {
-  return new Request(`${BASE}/api/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ query, ...(variables ? { variables } : {}) }),
-  });
-}
+/** How many requests the assets subgraph counted, by outcome. */
+const planned = (counter: PrometheusMetrics) =>
+  outcomes(counter, 'assetql_planned_queries_total', { subgraph: 'assets' });
 
 type Outcome = 'answered' | 'declined' | 'unplanned';
 
-/**
- * Sends a request three times to `fast` and to `slow` (the gateway prepares it from the third on,
- * a path of its own): the same answer each time, and each time counted by `fast`'s assets
- * subgraph as `outcome` says.
- */
-async function sendThrice(form: Form, request: () => Request, outcome: Outcome): Promise<Sent> {
-  let last: Sent | undefined;
-  for (let i = 0; i < 3; i++) {
-    const before = await planned(form.counter);
-    const a = await sent(await form.fast.handle(request()));
-    const after = await planned(form.counter);
-    const b = await sent(await form.slow.handle(request()));
-    expect(a).toEqual(b);
-    expect({
-      answered: after.answered - before.answered,
-      declined: after.declined - before.declined,
-    }).toEqual({
-      answered: outcome === 'answered' ? 1 : 0,
-      declined: outcome === 'declined' ? 1 : 0,
-    });
-    last = a;
-  }
-  return last!;
-}
+const sendThrice = (form: Alike, request: () => Request, outcome: Outcome): Promise<Sent> =>
+  alikeThrice(form, planned, request, outcome);
 
 const ONLY = '["name", "status", "depth", "uwi", "facilityId", "abandoned", "no such property", "name"]';
 const page = (args: string, node = `id properties(only: ${ONLY})`) =>
