@@ -311,11 +311,6 @@ interface EntityFetch extends PlannedRequest {
   order: readonly { key: string; foreign: boolean }[];
 }
 
-/** What a request made the prepared path leave to the pipeline: executed by the planner there, not joined again. */
-export interface JoinedContext {
-  joinedDeclined?: boolean;
-}
-
 type Context = CorrelationContext & IdentityContext;
 
 /** The joined form of one operation, made once and run for each request of it. */

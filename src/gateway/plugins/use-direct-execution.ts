@@ -68,7 +68,7 @@ export function useDirectExecution(
     prepared?: PreparedOperations<DirectTarget>;
     joined?: { plan(document: DocumentNode, operationName?: string | null): JoinedTarget | null };
   },
-): Plugin<CorrelationContext & IdentityContext & PreparedContext & { joinedDeclined?: boolean }> {
+): Plugin<CorrelationContext & IdentityContext & PreparedContext & JoinedContext> {
   const planner = new DirectPlanner(options.subgraphs);
   return {
     onExecute({ args, setExecuteFn, executeFn }) {
@@ -120,6 +120,11 @@ export interface JoinedTarget {
   ): Promise<ExecutionResult | undefined>;
 }
 
+/** A join the prepared path declined for this request: the pipeline executes it by the planner, not joined again. */
+export interface JoinedContext {
+  joinedDeclined?: boolean;
+}
+
 /** What the prepared path answers again: a subgraph's whole operation, or a joined one. */
 export type DirectTarget = DirectSubgraph | JoinedTarget;
 
@@ -138,7 +143,7 @@ function joinedExecution(
   prepared: PreparedOperations<DirectTarget> | undefined,
 ) {
   return async (a: ExecutionArgs) => {
-    const context = a.contextValue as CorrelationContext & IdentityContext & { joinedDeclined?: boolean };
+    const context = a.contextValue as CorrelationContext & IdentityContext & JoinedContext;
     if (context.joinedDeclined) {
       context.joinedDeclined = false;
       return planned(a);

@@ -8,7 +8,7 @@ import {
 } from '../../shared/prepared-operations.ts';
 import type { Plugin } from '../http.ts';
 import type { CorrelationContext } from './use-correlation-id.ts';
-import { type DirectTarget, isJoined, runDirect } from './use-direct-execution.ts';
+import { type DirectTarget, isJoined, type JoinedContext, runDirect } from './use-direct-execution.ts';
 import type { MetricsContext } from './use-metrics.ts';
 import type { IdentityContext } from './use-session-identity.ts';
 
@@ -25,10 +25,7 @@ export interface PreparedOperationsOptions {
   metrics?: Metrics;
 }
 
-type Context = CorrelationContext &
-  IdentityContext &
-  MetricsContext &
-  PreparedContext & { joinedDeclined?: boolean };
+type Context = CorrelationContext & IdentityContext & MetricsContext & PreparedContext & JoinedContext;
 
 /**
  * Prepared operations: a request for an operation the gateway has answered before through the
