@@ -127,12 +127,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     : [];
 
   // Parsed documents kept between requests (bounded by size), and the operations of theirs that
-  // one subgraph answers alone without variables, answered again without the runtime's pipeline
+  // one subgraph answers alone or that are joined, answered again without the runtime's pipeline
   // (plugins/use-prepared-operations.ts). Not with tracing on: its spans are the pipeline's.
   const documents = createDocumentCache();
   const prepared =
     config.directExecution && config.preparedOperations && !options.tracing
-      ? new PreparedOperations<DirectTarget>(documents)
+      ? new PreparedOperations<DirectTarget>(documents, { variables: true })
       : undefined;
   // Queries one subgraph answers but for fields others add to its entities, executed as those
   // direct requests joined instead of through the planner (joined-operations.ts).
@@ -147,6 +147,10 @@ export function createGateway(options: GatewayOptions): Gateway {
         })
       : undefined;
   const cors = corsPolicy(config.corsOrigins);
+  const inputLimits = {
+    maxStringLength: config.maxStringLength,
+    maxListLength: documentLimits.maxListLength,
+  };
 
   // Who runs next when tenants contend for this process (gateway/fairness.ts).
   const fairness = useTenantFairness({ ...config.fairness, ...SCHEDULER_TIMING }, metrics);
@@ -180,7 +184,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     }),
     ...useDocumentLimits(documentLimits, introspection, metrics),
     useDocumentCache(documents),
-    useInputLimits({ maxStringLength: config.maxStringLength, maxListLength: documentLimits.maxListLength }),
+    useInputLimits(inputLimits),
     useCsrf(),
     sessionIdentity,
     ...(config.fairness.busyAbove < 1 ? [fairness] : []),
@@ -192,6 +196,8 @@ export function createGateway(options: GatewayOptions): Gateway {
             cors,
             respond: (body, init) => new runtime.fetchAPI.Response(body, init),
             relayHeaders: sessionIdentity.relay,
+            documentLimits,
+            inputLimits,
             metrics,
           }),
         ]

@@ -1,4 +1,10 @@
-import { type DocumentNode, type ExecutionResult, getOperationAST } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  getOperationAST,
+  type VariableDefinitionNode,
+} from 'graphql';
 import type { DocumentCache } from './document-cache.ts';
 import { PerOperation } from './per-operation.ts';
 import { parsedJsonBody } from './request-body.ts';
@@ -6,11 +12,12 @@ import { parsedJsonBody } from './request-body.ts';
 /**
  * Operations answered once through a server's whole per-request pipeline (Yoga's, or the gateway
  * runtime's) that may be answered again without it: documents that passed parsing, validation
- * and every document limit, whose operation takes no variables and was executed, so that nothing
- * the pipeline decided for them can come out differently for another request. What a request adds
- * of its own (its body, its caller, its tenant's turn) is still checked for each one. The gateway
- * prepares the operations one subgraph answers alone (gateway/plugins/use-prepared-operations.ts);
- * a subgraph, those our gateway sends it (shared/subgraph.ts).
+ * and every document limit, whose operation was executed, so that nothing the pipeline decided by
+ * the document can come out differently for another request. What a request adds of its own (its
+ * body, its variables, its caller, its tenant's turn) is still checked for each one. The gateway
+ * prepares the operations one subgraph answers alone or that are joined
+ * (gateway/plugins/use-prepared-operations.ts); a subgraph, those our gateway sends it
+ * (shared/subgraph.ts).
  *
  * Kept with the parsed document, which the document cache keeps by its text and bounds by size:
  * an operation is found by the text of a request only while the cache still holds its document,
@@ -25,7 +32,8 @@ export class PreparedOperations<S> {
   /**
    * With `variables`, operations that take variables are kept too: for a pipeline that decides
    * nothing by a request's variables that the prepared path does not decide again (a subgraph's,
-   * whose execution coerces, limits and prices them itself).
+   * whose execution coerces, limits and prices them itself; the gateway's, whose prepared path
+   * checks them as its pipeline does).
    */
   constructor(documents: DocumentCache, options: { variables?: boolean } = {}) {
     this.#documents = documents;
@@ -34,10 +42,15 @@ export class PreparedOperations<S> {
 
   /**
    * Notes that `document`'s operation `operationName` was executed, alone, by `subgraph` after
-   * the whole pipeline passed it; only an operation without variables is kept, unless the
-   * constructor allowed them.
+   * the whole pipeline passed it, against `schema` (whose types its variables are coerced to);
+   * only an operation without variables is kept, unless the constructor allowed them.
    */
-  record(document: DocumentNode, operationName: string | null | undefined, subgraph: S): void {
+  record(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    subgraph: S,
+    schema?: GraphQLSchema,
+  ): void {
     this.#operations.get(document, operationName, () => {
       const operation = getOperationAST(document, operationName);
       if (
@@ -50,7 +63,9 @@ export class PreparedOperations<S> {
         document,
         operationName: operationName ?? null,
         name: operation.name?.value ?? null,
+        variableDefinitions: operation.variableDefinitions ?? [],
         subgraph,
+        ...(schema ? { schema } : {}),
       };
     });
   }
@@ -78,7 +93,11 @@ export interface PreparedOperation<S> {
   operationName: string | null;
   /** The operation's own name, as the metrics record it. */
   name: string | null;
+  /** What its variables must be: none when it takes none. */
+  variableDefinitions: readonly VariableDefinitionNode[];
   subgraph: S;
+  /** The schema the pipeline executed it against, when {@link PreparedOperations.record} was given it. */
+  schema?: GraphQLSchema;
 }
 
 const REGULAR = ['application/graphql-response+json', 'application/json'];

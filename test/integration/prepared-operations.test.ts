@@ -96,6 +96,14 @@ async function preparedCount(at: PrometheusMetrics = metrics): Promise<number> {
   return metric.values[0]?.value ?? 0;
 }
 
+/** Requests the gateways counted in `metrics` have sent their subgraphs, so far. */
+async function subgraphRequests(): Promise<number> {
+  const metric = await metrics.registry.getSingleMetric('assetql_subgraph_request_duration_seconds')!.get();
+  return metric.values
+    .filter((v) => (v as { metricName?: string }).metricName?.endsWith('_count'))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
 /** A POST to the GraphQL endpoint with `body` as it is written (JSON unless a string is given). */
 function post(body: unknown, headers: Record<string, string> = {}): () => Request {
   return () =>
@@ -136,6 +144,19 @@ const TWO = 'query A { __typename } query B { session { authenticated } }';
 const ISSUES = '{ issues { all(first: 2) { edges { node { id displayName } } } } }';
 const PAGE_OF =
   'query($p: ID!, $n: Int) { assets(profile: $p) { all(first: $n) { edges { node { id displayName } } } } }';
+const JOINED_OF =
+  'query($n: Int) { issues { all(first: $n) { edges { node { id subject { assetReference { asset { id displayName } } } } } } } }';
+const RENAME_OF =
+  'mutation($id: ID!, $name: String!) { updateAssetFilter(input: { id: $id, displayName: $name }) { assetFilter { id displayName } errors { type message } } }';
+
+/** `{ v: { v: … } }`, `depth` levels deep. */
+function deepObject(depth: number): Record<string, unknown> {
+  const top: Record<string, unknown> = {};
+  let at = top;
+  for (let i = 0; i < depth; i++) at = at.v = {} as Record<string, unknown>;
+  return top;
+}
+
 const BAD_RENAME =
   'mutation { updateAssetFilter(input: { id: "no-such-filter", displayName: "x" }) { assetFilter { id } errors { type message } } }';
 
@@ -154,8 +175,64 @@ const cases: { name: string; request: () => Request; prepared: boolean }[] = [
     request: post({ query: PAGE, variables: null, operationName: null }),
     prepared: true,
   },
+  // Variables: what the pipeline decides by them is decided again before anything runs.
+  {
+    name: 'variables the operation does not take',
+    request: post({ query: PAGE, variables: { x: 1 } }),
+    prepared: true,
+  },
+  ...(
+    [
+      ['given', { p: 'well', n: 2 }, true],
+      ['on another profile', { p: 'site', n: 1 }, true],
+      ['one left out', { p: 'well' }, true],
+      ['one null', { p: 'well', n: null }, true],
+      ['and one the operation does not take', { p: 'well', n: 1, other: [1, 'two'] }, true],
+      ['that do not coerce', { p: 'well', n: 'two' }, false],
+      ['a required one missing', { n: 2 }, false],
+      ['a required one null', { p: null, n: 2 }, false],
+      ['over the page size (the subgraph refuses it)', { p: 'well', n: 100_000 }, false],
+      ['a string over the input limit', { p: 'w'.repeat(100_001), n: 1 }, false],
+      ['a string with U+0000', { p: 'we\u0000ll', n: 1 }, false],
+      ['a lone surrogate', { p: 'we\ud800ll', n: 1 }, false],
+      ['a list over the input limit, unused', { p: 'well', n: 1, other: Array(1_001).fill(0) }, false],
+      ['an object key over the input limit', { p: 'well', n: 1, ['k'.repeat(100_001)]: 1 }, false],
+      ['nested too deep, unused', { p: 'well', n: 1, other: deepObject(40) }, false],
+      ['over the variables bytes', { p: 'well', n: 1, other: Array(300).fill('x'.repeat(8_000)) }, false],
+    ] as const
+  ).map(([name, variables, prepared]) => ({
+    name: `variables ${name}`,
+    request: post({ query: PAGE_OF, variables }),
+    prepared,
+  })),
+  {
+    name: 'variables without a required one',
+    request: post({ query: PAGE_OF }),
+    prepared: false,
+  },
+  {
+    name: 'variables with a key __proto__',
+    request: post(
+      `{"query": ${JSON.stringify(PAGE_OF)}, "variables": {"__proto__": {"p": "site"}, "p": "well", "n": 1}}`,
+    ),
+    prepared: true,
+  },
+  {
+    name: 'variables of a joined operation',
+    request: post({ query: JOINED_OF, variables: { n: 4 } }),
+    prepared: true,
+  },
+  {
+    name: 'variables of a joined operation that do not coerce',
+    request: post({ query: JOINED_OF, variables: { n: 'four' } }),
+    prepared: false,
+  },
+  {
+    name: 'variables of a mutation answering a payload error',
+    request: post({ query: RENAME_OF, variables: { id: 'no-such-filter', name: 'x' } }),
+    prepared: true,
+  },
   // Answered by the pipeline: what the prepared path does not look at, it does not answer.
-  { name: 'variables given', request: post({ query: PAGE, variables: { x: 1 } }), prepared: false },
   { name: 'variables not an object', request: post({ query: PAGE, variables: 'x' }), prepared: false },
   { name: 'variables a list', request: post({ query: PAGE, variables: [] }), prepared: false },
   { name: 'extensions', request: post({ query: PAGE, extensions: {} }), prepared: false },
@@ -305,6 +382,80 @@ describe.each(['single', 'distributed'] as const)(
       expect(pages[0]).not.toEqual(pages[1]);
     });
 
+    it("keeps each request's variables its own, under concurrency", async () => {
+      const { fast, slow } = forms[formName];
+      const page = (n: number, headers: Record<string, string>) =>
+        post({ query: PAGE_OF, variables: { p: 'well', n } }, headers)();
+      for (let i = 0; i < 3; i++) await fast.handle(page(1, demo));
+      const ids = async (app: TestApp, n: number, headers: Record<string, string>) =>
+        ((await (await app.handle(page(n, headers))).json()) as any).data.assets.all.edges.map(
+          (e: any) => e.node.id,
+        );
+      const expected = {
+        demo: await ids(slow, 5, demo),
+        east: await ids(slow, 5, east),
+      };
+      expect(expected.demo).not.toEqual(expected.east);
+      const before = await preparedCount();
+      const answers = await Promise.all(
+        Array.from({ length: 90 }, async (_, i) => {
+          const n = (i % 5) + 1;
+          const tenant = i % 2 ? 'east' : 'demo';
+          return { n, tenant, got: await ids(fast, n, tenant === 'east' ? east : demo) };
+        }),
+      );
+      for (const { n, tenant, got } of answers)
+        expect(got).toEqual(expected[tenant as 'demo' | 'east'].slice(0, n));
+      expect((await preparedCount()) - before).toBe(90);
+    });
+
+    it('executes no mutation whose variables the pipeline refuses', async () => {
+      const { fast, slow } = forms[formName];
+      const id = `prepared-variables-${formName}`;
+      const created = await fast.graphql<any>(
+        `mutation { createAssetFilter(input: { id: "${id}", displayName: "Start", profile: "well",
+          filter: { property: { name: "depth", gt: 1 } }, subProfiles: [] }) { errors { type } } }`,
+        undefined,
+        demo,
+      );
+      expect(created.body.data.createAssetFilter.errors).toEqual([]);
+      const rename = (variables: Record<string, unknown>) =>
+        post({ query: RENAME_OF, variables: { id, ...variables } }, demo)();
+      for (let i = 0; i < 3; i++) await fast.handle(rename({ name: `Start` }));
+      const name = async () =>
+        (await fast.graphql<any>(`{ assetFilter(id: "${id}") { displayName } }`, undefined, demo)).body.data
+          .assetFilter.displayName;
+      for (const refused of [
+        { name: 'A', extra: Array(1_001).fill(0) },
+        { name: 'B', extra: 'x'.repeat(100_001) },
+        { name: 'C', extra: deepObject(40) },
+        { name: 'D', id: ['not', 'an', 'id'] },
+        { name: 7, extra: null },
+        { name: 'E', extra: 'a\u0000b' },
+      ]) {
+        const before = await preparedCount();
+        const sentBefore = await subgraphRequests();
+        const a = await sent(await fast.handle(rename(refused)));
+        expect(await preparedCount()).toBe(before);
+        // Refused before any subgraph is asked, as the pipeline refuses it.
+        expect(await subgraphRequests()).toBe(sentBefore);
+        expect(a).toEqual(await sent(await slow.handle(rename(refused))));
+        // Refused whole, as a request error: no data, nothing run.
+        const body = JSON.parse(a.body);
+        expect(body.errors.length, a.body).toBeGreaterThan(0);
+        expect(body.data ?? null).toBeNull();
+        expect(await name()).toBe('Start');
+      }
+      // The same mutation with variables that pass is answered on the prepared path, and runs.
+      const before = await preparedCount();
+      const sentBefore = await subgraphRequests();
+      const renamed = await sent(await fast.handle(rename({ name: 'Renamed' })));
+      expect(JSON.parse(renamed.body).data.updateAssetFilter.assetFilter.displayName).toBe('Renamed');
+      expect((await preparedCount()) - before).toBe(1);
+      expect((await subgraphRequests()) - sentBefore).toBe(1);
+      expect(await name()).toBe('Renamed');
+    });
+
     it('bounds the body, refuses cross-site bodies and oversized variables as before', async () => {
       const { fast } = forms[formName];
       const query = { query: '{ __typename }' };
@@ -376,9 +527,18 @@ describe.each(['single', 'distributed'] as const)(
       const server = await listen((request, address) => fast.handle(request, address), 0, '127.0.0.1');
       try {
         const once = rawClient(server.url, JSON.stringify({ query: PAGE }), demo, '"data"');
-        for (let i = 0; i < 3; i++) expect(await once(null)).toContain('HTTP/1.1 200');
+        const withVariables = rawClient(
+          server.url,
+          JSON.stringify({ query: PAGE_OF, variables: { p: 'well', n: 3 } }),
+          demo,
+          '"data"',
+        );
+        for (let i = 0; i < 3; i++) {
+          expect(await once(null)).toContain('HTTP/1.1 200');
+          expect(await withVariables(null)).toContain('HTTP/1.1 200');
+        }
         const before = await preparedCount();
-        await Promise.all(Array.from({ length: 60 }, (_, i) => once(i)));
+        await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? once(i) : withVariables(i))));
         // None took the process down: the next client is answered on the prepared path, after
         // whatever of theirs was still running (answered 499, as the pipeline answers them).
         expect(await once(null)).toContain('HTTP/1.1 200');

@@ -104,7 +104,7 @@ export function useDirectExecution(
           context,
           options,
         );
-        options.prepared?.record(a.document, a.operationName, subgraph);
+        options.prepared?.record(a.document, a.operationName, subgraph, a.schema);
         return shownResult(result, subgraph.name);
       });
     },
@@ -154,7 +154,7 @@ function joinedExecution(
       return planned(a);
     const result = await joined.run(variables, context);
     if (!result) return planned(a);
-    prepared?.record(a.document, a.operationName, joined);
+    prepared?.record(a.document, a.operationName, joined, a.schema);
     return result;
   };
 }

@@ -98,6 +98,20 @@ function costRefusal(maximum: number) {
  */
 const carried = new WeakMap<Request, number>();
 
+/**
+ * Whether a request's `variables` pass what this plugin checks of them ({@link checkVariables}),
+ * for a path that answers the request without the runtime's pipeline (use-prepared-operations.ts):
+ * it leaves a request that would be refused to the pipeline, which refuses it.
+ */
+export function variablesFit(variables: unknown, limits: DocumentLimits, request: Request): boolean {
+  try {
+    checkVariables(variables, limits, carried.get(request));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Refuses `variables` over `maxVariablesBytes` as JSON, or nested deeper than `maxVariablesDepth`. */
 function checkVariables(variables: unknown, limits: DocumentLimits, requestBytes?: number): void {
   if (variables === undefined || variables === null) return;
