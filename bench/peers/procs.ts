@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cpus } from '../lib.ts';
 
@@ -82,6 +82,36 @@ export function cpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields after the name start at state (3rd); utime is the 14th, stime the 15th.
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/**
+ * CPU time (user + system) so far of every PostgreSQL process on this machine (server, backends,
+ * background and parallel workers, those that have exited included), in ms; NaN when there is none (the database is elsewhere). The peers bench
+ * runs alone against the database, so the difference over a closed loop is what the system under
+ * test asked of PostgreSQL; on a machine that shares its cores with the database, that is the
+ * part of the throughput no server can win back.
+ */
+export function databaseCpuMs(): number {
+  let total = 0;
+  let found = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone since the listing
+    }
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    if (stat.slice(open + 1, close) !== 'postgres') continue;
+    const fields = stat.slice(close + 2).split(' ');
+    // Its own time and its reaped children's: a backend or parallel worker that exits moves its
+    // time into the postmaster's cutime/cstime, so the sum only grows.
+    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * TICK_MS;
+    found = true;
+  }
+  return found ? total : Number.NaN;
 }
 
 /** Resident set of a process in MB. */
