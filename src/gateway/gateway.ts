@@ -188,6 +188,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     useCsrf(),
     sessionIdentity,
     ...(config.fairness.busyAbove < 1 ? [fairness] : []),
+    // Innermost of the HTTP hooks: it gets the request the document limits read (whose size
+    // stands for its variables' size there too), after every check a request gets.
     ...(prepared
       ? [
           usePreparedOperations({
