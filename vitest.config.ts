@@ -17,13 +17,6 @@ export default defineConfig({
     // Each file gets its own database; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,
-    // PGlite is WebAssembly, and Node 24's V8 can abort a worker (`Check failed:
-    // jit_page.has_value()`) while freeing a wasm-to-JS import wrapper it has just tiered up
-    // (Runtime_TierUpWasmToJSWrapper → WasmEngine::FreeDeadCode → WasmCodeAllocator::FreeCode):
-    // one worker of a whole run, every test of it passed, and the run fails. Wrappers that never
-    // tier up are never freed that way; the generic wrapper cost the PGlite tests nothing
-    // measurable (18.0–18.4 s either way for two of them).
-    execArgv: ['--wasm-wrapper-tiering-budget=1000000000'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { TableWrites } from './table-writes.ts';
@@ -142,10 +143,25 @@ function attachToRunning(dataDir: string): pg.PoolConfig | undefined {
     : { host: lock.socket.host, port: lock.socket.port, user: 'postgres', database: 'postgres' };
 }
 
+/**
+ * PGlite is WebAssembly, and Node 24's V8 can abort the process (`Check failed:
+ * jit_page.has_value()`, or `jit_page_->allocations_.erase(addr) == 1`) while freeing a
+ * wasm-to-JS import wrapper it has just tiered up (Runtime_TierUpWasmToJSWrapper →
+ * WasmEngine::FreeDeadCode → WasmCodeAllocator::FreeCode → UnregisterWasmAllocation): it took
+ * down a test worker, and a server at start, in two runs of the test suite. Wrappers that never
+ * tier up are never freed that way, so the budget for it is set out of reach before PGlite's
+ * module is instantiated (the import wrappers take it then). What it costs, the generic wrapper
+ * for PGlite's calls into JavaScript, did not show in the tests' times.
+ */
+function keepWasmWrappersUntiered(): void {
+  setFlagsFromString('--wasm-wrapper-tiering-budget=1000000000');
+}
+
 async function openEmbedded(
   target: { dataDir: string } | { memory: true },
   options: OpenOptions,
 ): Promise<Database> {
+  keepWasmWrappersUntiered();
   const [{ PGlite }, { PGLiteSocketServer }, { pg_trgm }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite-socket'),
