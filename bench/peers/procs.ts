@@ -71,44 +71,44 @@ export function startPinned(
   });
 }
 
-/** CPU time (user + system) of a process so far, in ms. */
-export function cpuMs(pid: number): number {
+/** A process's name and the fields of `/proc/<pid>/stat` after it (from state, the 3rd), or null once it is gone. */
+function procStat(pid: number | string): { name: string; fields: string[] } | null {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return Number.NaN;
+    return null;
   }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields after the name start at state (3rd); utime is the 14th, stime the 15th.
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  const close = stat.lastIndexOf(')');
+  return { name: stat.slice(stat.indexOf('(') + 1, close), fields: stat.slice(close + 2).split(' ') };
+}
+
+/** CPU time (user + system) of a process so far, in ms. */
+export function cpuMs(pid: number): number {
+  const fields = procStat(pid)?.fields;
+  // utime is the 14th field, stime the 15th.
+  return fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : Number.NaN;
 }
 
 /**
  * CPU time (user + system) so far of every PostgreSQL process on this machine (server, backends,
- * background and parallel workers, those that have exited included), in ms; NaN when there is none (the database is elsewhere). The peers bench
- * runs alone against the database, so the difference over a closed loop is what the system under
- * test asked of PostgreSQL; on a machine that shares its cores with the database, that is the
- * part of the throughput no server can win back.
+ * background and parallel workers, those that have exited included), in ms; NaN when there is
+ * none (the database is elsewhere). The peers bench runs alone against the database, so the
+ * difference over a closed loop is what the system under test asked of PostgreSQL; on a machine
+ * that shares its cores with the database, that is the part of the throughput no server can win
+ * back.
  */
 export function databaseCpuMs(): number {
   let total = 0;
   let found = false;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone since the listing
-    }
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    if (stat.slice(open + 1, close) !== 'postgres') continue;
-    const fields = stat.slice(close + 2).split(' ');
-    // Its own time and its reaped children's: a backend or parallel worker that exits moves its
-    // time into the postmaster's cutime/cstime, so the sum only grows.
-    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * TICK_MS;
+    const stat = procStat(entry);
+    if (stat?.name !== 'postgres') continue;
+    const f = stat.fields;
+    // Its own time and its reaped children's (cutime, cstime): a backend or parallel worker that
+    // exits moves its time into the postmaster's, so the sum only grows.
+    total += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
     found = true;
   }
   return found ? total : Number.NaN;
