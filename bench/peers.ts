@@ -517,7 +517,17 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
   // measures only every system on Q1 and every shape on assetql: each step still runs, for
   // every system and every shape, in a third of the time (the answers are compared for all).
   const amount = smoke ? CONNECTIONS * 3 : undefined;
-  const measured = (s: System, q: ShapeName) => !smoke || q === 'Q1' || s.name === 'assetql';
+  // BENCH_PEERS_SYSTEMS and BENCH_PEERS_SHAPES (comma-separated names) measure only those cells,
+  // for trying a change out: the answers are still compared for all; the overheads and exports
+  // are measured only in a whole run.
+  const only = (name: string) => process.env[name]?.split(',').map((x) => x.trim()) ?? undefined;
+  const onlySystems = only('BENCH_PEERS_SYSTEMS');
+  const onlyShapes = only('BENCH_PEERS_SHAPES');
+  const partial = Boolean(onlySystems || onlyShapes);
+  const measured = (s: System, q: ShapeName) =>
+    (!smoke || q === 'Q1' || s.name === 'assetql') &&
+    (!onlySystems || onlySystems.includes(s.name)) &&
+    (!onlyShapes || onlyShapes.includes(q));
   const empty = () =>
     Object.fromEntries(SYSTEMS.map((s) => [s, Object.fromEntries(SHAPES.map((q) => [q, {}]))])) as Record<
       SystemName,
@@ -744,6 +754,12 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
     // started for this alone and warmed alike: against the single process above, which has by
     // now served every shape, a process that served only Q1 looked 27% dearer with nothing on
     // (its heap and code had not grown to the same load). Order alternates within pairs.
+    if (partial) {
+      result.notes.push(
+        `a partial run (BENCH_PEERS_SYSTEMS=${onlySystems ?? 'all'}, BENCH_PEERS_SHAPES=${onlyShapes ?? 'all'}): overheads and exports not measured`,
+      );
+      return result;
+    }
     const twins = await Promise.all([
       startPinned('overhead plain', BIN, ['serve'], server.env),
       startPinned('overhead metrics', BIN, ['serve'], { ...server.env, ASSETQL_METRICS_PORT: '0' }),

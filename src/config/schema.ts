@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_TRUSTED_HOPS } from '../shared/client-address.ts';
 import { DEFAULT_MAX_STRING_LENGTH } from '../shared/input-limits.ts';
+import { DEFAULT_PREPARED_STATEMENTS } from '../storage/prepared-statements.ts';
 import { DEFAULT_EXPORT_LIMITS } from './limits.ts';
 
 /** The three deployment environments the spec names (§1.6); each has its own `{base_url}`. */
@@ -46,6 +47,17 @@ export const schema = z
       .min(1, { error: 'must be a number of connections from 1 to 1000' })
       .max(1000, { error: 'must be a number of connections from 1 to 1000' })
       .default(10),
+    /**
+     * `ASSETQL_DB_PREPARED_STATEMENTS`: statements each PostgreSQL connection keeps prepared by
+     * name, the ones the process repeats; 0 sends every statement unnamed, as a transaction-mode
+     * pooler needs (docs/deploy.md) @default 100
+     */
+    databasePreparedStatements: z.coerce
+      .number({ error: 'must be a number of statements from 0 to 10000' })
+      .int({ error: 'must be a number of statements from 0 to 10000' })
+      .min(0, { error: 'must be a number of statements from 0 to 10000' })
+      .max(10_000, { error: 'must be a number of statements from 0 to 10000' })
+      .default(DEFAULT_PREPARED_STATEMENTS),
     /** `DATA_DIR` @default './data' */
     dataDir: z.string().min(1).default('./data'),
     /** `ASSETQL_SECRET`: signs identities between gateway and subgraphs, and download URLs. */

@@ -83,6 +83,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     (await openDatabase(databaseTarget(config), {
       statementTimeoutMs: config.statementTimeoutMs,
       maxConnections: config.databasePoolSize,
+      preparedStatements: config.databasePreparedStatements,
     }));
   const ownsDatabase = options.database === undefined;
   try {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { DEFAULT_PREPARED_STATEMENTS, preparingClient } from './prepared-statements.ts';
 import { TableWrites } from './table-writes.ts';
 import type { Tables } from './tables.ts';
 
@@ -32,6 +33,12 @@ export interface OpenOptions {
    * the statement is done (docs/security.md).
    */
   statementTimeoutMs?: number;
+  /**
+   * Statements prepared by name on each PostgreSQL connection, at most this many
+   * (storage/prepared-statements.ts); 0 sends every statement unnamed. PGlite's are always
+   * unnamed. @default 100
+   */
+  preparedStatements?: number;
 }
 
 // PostgreSQL returns int8 (counts) as strings; our counts fit in a double.
@@ -67,6 +74,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       connectionString: target.url,
       max: options.maxConnections ?? 10,
       ...RESILIENCE,
+      Client: preparingClient(options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS),
       // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
       // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
       // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million

@@ -43,6 +43,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const database = await openDatabase(databaseTarget(config), {
     statementTimeoutMs: config.statementTimeoutMs,
     maxConnections: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
   });
   let app: App | undefined;
   let server: Listening;
