@@ -116,7 +116,7 @@ export function preparingClient(perConnection: number): typeof pg.Client {
 export const DEFAULT_PREPARED_STATEMENTS = 100;
 
 /** Longer texts are not named (a filter with a long list of values, for one). */
-export const MAX_TEXT = 16_384;
+export const MAX_TEXT = 8_192;
 
 const PLANNABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
@@ -134,11 +134,13 @@ let nextName = 0;
  */
 const PROCESS = randomBytes(4).toString('hex');
 
-/** Texts sent once in this process, the most recent 1,000. */
+/**
+ * Texts sent once in this process, the 500 most recent, and texts sent twice or more, the 500 used
+ * most recently: at most 8 MB of text kept, however many different statements a client causes.
+ */
 const onceSeen = new Set<string>();
-/** Texts sent twice or more, the 1,000 used most recently. */
 const seenTwice = new Set<string>();
-const SEEN = 1_000;
+const SEEN = 500;
 
 function seenBefore(text: string): boolean {
   if (seenTwice.delete(text)) {

@@ -8,8 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../src/demo/seed.ts';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
 import { MAX_TEXT } from '../../src/storage/prepared-statements.ts';
+import { startTestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const postgres = Boolean(process.env.DATABASE_URL);
@@ -225,4 +227,47 @@ describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
       await db.close();
     }
   });
+
+  it('through the app: 40 filters of different shapes, each sent three times at once, answer as unnamed, and no connection holds more than its bound', async () => {
+    const on = (cap: number) =>
+      openDatabase({ url: database.url! }, { preparedStatements: cap, maxConnections: 3 }).then((d) =>
+        Object.assign(d, { url: database.url }),
+      );
+    const named = await startTestApp({ database: await on(4) });
+    const plain = await startTestApp({ database: await on(0) });
+    try {
+      await seedDemo(database.db, named.config);
+      const headers = { 'x-svc-sessionid': await named.sessionFor('demo', 'demo') };
+      // Each filter's SQL differs from the others' (as many predicates as its number), not only in values.
+      const filterOf = (i: number) => ({
+        and: Array.from({ length: (i % 20) + 1 }, (_, k) => ({ property: { name: 'depth', gt: 100 * k } })),
+        ...(i >= 20 ? { not: { property: { name: 'status', equals: 'drilling' } } } : {}),
+      });
+      const query = `query($f: AssetFilter) { assets(profile: "well") { all(first: 5, filter: $f) { edges { node { id } } } } }`;
+      const ask = (app: typeof named, i: number) =>
+        app.graphql<{ assets: { all: { edges: { node: { id: string } }[] } } }>(
+          query,
+          { f: filterOf(i) },
+          headers,
+        );
+      const expected = await Promise.all(Array.from({ length: 40 }, (_, i) => ask(plain, i)));
+      for (const r of expected) expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
+      expect(new Set(expected.map((r) => JSON.stringify(r.body.data))).size).toBeGreaterThan(2);
+      const got = await Promise.all(Array.from({ length: 120 }, (_, k) => ask(named, k % 40)));
+      for (const [k, r] of got.entries()) expect(r.body, `filter ${k % 40}`).toEqual(expected[k % 40]!.body);
+      // Every connection of the named pool (all three held at once) within its bound.
+      const held = await Promise.all([0, 1, 2].map(() => named.database.pool.connect()));
+      try {
+        for (const c of held) expect((await prepared(c)).length).toBeLessThanOrEqual(4);
+        expect((await Promise.all(held.map(prepared))).some((p) => p.length > 0)).toBe(true);
+      } finally {
+        for (const c of held) c.release();
+      }
+    } finally {
+      for (const app of [named, plain]) {
+        await app.close();
+        await app.database.close();
+      }
+    }
+  }, 60_000);
 });
