@@ -54,7 +54,13 @@ interface Raw {
 function raw(
   method: string,
   path: string,
-  options: { body?: string; headers?: Record<string, string>; pauseAfterHeadersMs?: number } = {},
+  options: {
+    body?: string;
+    headers?: Record<string, string>;
+    pauseAfterHeadersMs?: number;
+    /** Sends `expect: 100-continue` and calls this when the server has begun the request. */
+    begun?: () => void;
+  } = {},
   send?: (write: (chunk: string) => void, end: () => void) => void,
 ): Promise<Raw> {
   return new Promise((resolve, reject) => {
@@ -67,6 +73,7 @@ function raw(
         agent: false,
         headers: {
           ...(options.body !== undefined ? { 'content-length': Buffer.byteLength(options.body) } : {}),
+          ...(options.begun ? { expect: '100-continue' } : {}),
           ...options.headers,
         },
       },
@@ -85,6 +92,7 @@ function raw(
       },
     );
     req.on('error', reject);
+    if (options.begun) req.on('continue', options.begun);
     if (send)
       send(
         (c) => req.write(c),
@@ -130,21 +138,29 @@ describe('assetql serve on SIGTERM', () => {
     const query = JSON.stringify({
       query: `{ assets(profile: "well") { all(first: 50) { edges { node { id displayName properties } } } } session { authenticated } }`,
     });
-    // Half of them hold back the end of their body, so the server has taken each (its headers
-    // are parsed, the request has begun) when the signal comes: these are in flight for sure
+    // Half of them hold back the end of their body, and the signal waits until the server has
+    // begun each (its headers parsed: it answered `100 Continue`): these are in flight for sure
     // and must all be answered. The other half are sent whole; one the busy server had not yet
     // read when the signal came is reset (Node closes idle connections on close): that query
     // was never in flight, and the client sees the reset, never a wrong answer.
     const held: Array<() => void> = [];
-    const inFlight = Array.from({ length: 8 }, () =>
-      raw('POST', base.pathname, { body: query, headers: graphqlHeaders() }, (write, end) => {
-        write(query.slice(0, 20));
-        held.push(() => {
-          write(query.slice(20));
-          end();
-        });
-      }),
-    );
+    const begun: Promise<void>[] = [];
+    const inFlight = Array.from({ length: 8 }, () => {
+      let onBegun!: () => void;
+      begun.push(new Promise<void>((r) => (onBegun = r)));
+      return raw(
+        'POST',
+        base.pathname,
+        { body: query, headers: graphqlHeaders(), begun: onBegun },
+        (write, end) => {
+          write(query.slice(0, 20));
+          held.push(() => {
+            write(query.slice(20));
+            end();
+          });
+        },
+      );
+    });
     const whole = Array.from({ length: 8 }, () =>
       raw('POST', base.pathname, { body: query, headers: graphqlHeaders() }).catch(
         (e: NodeJS.ErrnoException): Raw => {
@@ -154,6 +170,7 @@ describe('assetql serve on SIGTERM', () => {
       ),
     );
     await new Promise((r) => setTimeout(r, 150));
+    await Promise.all(begun);
 
     const signalled = performance.now();
     const exit = exited(server.child);
