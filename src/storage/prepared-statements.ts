@@ -63,8 +63,7 @@ export function preparingClient(perConnection: number): typeof pg.Client {
       try {
         return await super.query({ name, text, values });
       } catch (e) {
-        const code = (e as { code?: string }).code;
-        if (!STALE.has(code ?? '') || this.#named.get(text) !== name) throw e;
+        if (!stale(e) || this.#named.get(text) !== name) throw e;
         this.#forget(text, name);
         // It did not run; outside a transaction it can be sent again as it is.
         if (!idle) throw e;
@@ -121,11 +120,15 @@ export const MAX_TEXT = 8_192;
 const PLANNABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 /**
- * SQLSTATEs of a named statement PostgreSQL will not run as prepared: 0A000 "cached plan must not
- * change result type" (a migration changed a table it reads), 26000 "prepared statement does not
- * exist" (the session was reset under the pool).
+ * Whether PostgreSQL would not run a named statement as prepared: 0A000 "cached plan must not
+ * change result type" from the plan cache's revalidation (a migration changed a table it reads;
+ * told by its routine, since 0A000 says only "feature not supported" and messages are translated),
+ * or 26000 "prepared statement does not exist" (the session was reset under the pool).
  */
-const STALE = new Set(['0A000', '26000']);
+function stale(e: unknown): boolean {
+  const { code, routine } = e as { code?: string; routine?: string };
+  return code === '26000' || (code === '0A000' && routine === 'RevalidateCachedQuery');
+}
 
 let nextName = 0;
 /**
