@@ -1,3 +1,8 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
 import { migrateUpTo } from '../../src/storage/migrate.ts';
@@ -20,8 +25,10 @@ export async function freshDatabase(
 ): Promise<TestDatabase> {
   const admin = process.env.DATABASE_URL;
   if (!admin) {
-    const database = await openDatabase({ memory: true }, options);
-    await migrateUpTo(database.db, options.upTo ?? null);
+    // Fully migrated: a copy of the migrated template, which opens in a fraction of the time.
+    const from = options.upTo ? undefined : await migratedTemplate();
+    const database = await openDatabase({ memory: true, ...(from ? { from } : {}) }, options);
+    if (!from) await migrateUpTo(database.db, options.upTo ?? null);
     return Object.assign(database, { url: undefined, close: checkedClose(database) });
   }
   const name = `assetql_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
@@ -130,4 +137,40 @@ async function expectLookupKeysCurrent(database: Database): Promise<void> {
      limit 5`,
   );
   if (names.length > 0) throw new Error(`profiles with stale lookup names: ${JSON.stringify(names)}`);
+}
+
+let template: Promise<Blob> | undefined;
+
+/**
+ * The files of an embedded database with every migration applied, made once for all test
+ * processes of this checkout and kept in the system's temporary folder under a name that changes
+ * with PGlite's version and with any migration's source: opening PGlite anew (its initdb) took
+ * 3-5 s of a loaded CI machine, a copy under 1 s.
+ */
+function migratedTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const key = createHash('sha256');
+    key.update(
+      JSON.parse(readFileSync(join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')).version,
+    );
+    for (const dir of ['src/storage/migrations', 'src/storage'])
+      for (const f of readdirSync(join(root, dir)).sort())
+        if (f.endsWith('.ts')) key.update(f).update(readFileSync(join(root, dir, f)));
+    const file = join(tmpdir(), `assetql-pglite-migrated-${key.digest('hex').slice(0, 16)}.tar`);
+    if (existsSync(file)) return new Blob([readFileSync(file)]);
+    const database = await openDatabase({ memory: true });
+    try {
+      await migrateUpTo(database.db, null);
+      const blob = await database.snapshot!();
+      // Whole or not at all, whichever process writes it first.
+      const partial = `${file}.${process.pid}`;
+      writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+      renameSync(partial, file);
+      return blob;
+    } finally {
+      await database.close();
+    }
+  })();
+  return template;
 }
