@@ -10,40 +10,51 @@ import pg from 'pg';
  *
  * Bounded: only a `select`, `insert`, `update`, `delete` or `with` text with parameters, of at most
  * {@link MAX_TEXT} characters, that the process has sent at least twice is named (one-off texts
- * never take a slot); each connection keeps at most `perConnection` of them and deallocates the
- * one used least recently to make room. Names are never reused, so a statement queued before its
- * name was deallocated cannot meet another statement's text, nor another process's.
+ * never take a slot); each connection keeps at most `perConnection` of them and {@link MAX_CHARS}
+ * characters of text, and forgets the one used least recently to make room. Names are never
+ * reused, so no statement meets another's text, nor another process's.
  *
- * A named statement PostgreSQL refuses to run as prepared (its result columns changed under it,
- * or the name is gone: `DISCARD ALL` by a pooler) is deallocated here, and sent again unnamed
- * when no transaction is open (it did not run); inside a transaction the error stands, as any
- * error would. Only for PostgreSQL reached by URL: not through a transaction-mode pooler, whose
- * connections are not the session's (turn it off there, `ASSETQL_DB_PREPARED_STATEMENTS=0`).
+ * A named statement that fails for any reason is forgotten (its Parse may have failed, its
+ * parameters' types may be out of date after a migration) and prepared anew when it comes back.
+ * One PostgreSQL refuses to run as prepared (its result columns changed under it, or the name is
+ * gone: `DISCARD ALL` by a pooler) did not run, and is sent again unnamed when it ran alone outside
+ * a transaction. Forgotten names are deallocated before the connection's next statement outside a
+ * transaction, never inside one. The connection is used one statement at a time, as pg-pool and
+ * Kysely use it (pg deprecates queueing several). Only for PostgreSQL reached by URL: not through a
+ * transaction-mode pooler, whose connections are not the session's (turn it off there,
+ * `ASSETQL_DB_PREPARED_STATEMENTS=0`).
  */
 export function preparingClient(perConnection: number): typeof pg.Client {
   return class PreparingClient extends pg.Client {
     /** Text → name, least recently used first. */
     readonly #named = new Map<string, string>();
-    /** Names to deallocate once no failed transaction is open (it refuses every command but its end). */
+    /** The characters of the texts in {@link #named}. */
+    #chars = 0;
+    /** Names forgotten here, to deallocate on the server before this connection's next statement run outside a transaction. */
     #stale: string[] = [];
 
     // biome-ignore lint/suspicious/noExplicitAny: pg's query is overloaded many ways
     override query(config: any, values?: any, callback?: any): any {
-      if (this.#stale.length > 0 && this.getTransactionStatus() !== 'E') this.#deallocate();
-      if (
-        typeof config !== 'string' ||
-        // Without values pg sends the text as a simple query, which may hold several statements.
-        !Array.isArray(values) ||
-        values.length === 0 ||
-        !this.#worthNaming(config)
-      )
-        return super.query(config, values, callback);
-      const run = this.#run(config, values);
-      if (typeof callback !== 'function') return run;
+      if (typeof config !== 'string') return super.query(config, values, callback);
+      const done = typeof values === 'function' ? values : callback;
+      const params: unknown = typeof values === 'function' ? undefined : values;
+      // No transaction open and nothing running or waiting here: a statement sent now runs alone.
+      const idle = this.getTransactionStatus() === 'I' && alone(this);
+      // Without values pg sends the text as a simple query, which may hold several statements.
+      const named = Array.isArray(params) && params.length > 0 && this.#worthNaming(config);
+      const deallocate = idle && this.#stale.length > 0;
+      if (!named && !deallocate) return super.query(config, values, callback);
+      const run = (async () => {
+        if (deallocate) await this.#deallocate();
+        return named
+          ? this.#run(config, params as unknown[], idle)
+          : super.query(config, params as unknown[]);
+      })();
+      if (typeof done !== 'function') return run;
       // pg-pool's own query passes a callback.
       run.then(
-        (r) => callback(null, r),
-        (e) => callback(e),
+        (r) => done(null, r),
+        (e) => done(e),
       );
       return undefined;
     }
@@ -53,21 +64,22 @@ export function preparingClient(perConnection: number): typeof pg.Client {
         perConnection > 0 &&
         text.length <= MAX_TEXT &&
         PLANNABLE.test(text) &&
-        (this.#named.has(text) || seenBefore(text))
+        (this.#named.has(text) || (this.#stale.length < MAX_STALE && seenBefore(text)))
       );
     }
 
-    async #run(text: string, values: unknown[]): Promise<pg.QueryResult> {
-      const idle = this.getTransactionStatus() === 'I';
+    async #run(text: string, values: unknown[], idle: boolean): Promise<pg.QueryResult> {
       const name = this.#nameOf(text);
       try {
         return await super.query({ name, text, values });
       } catch (e) {
-        if (!stale(e) || this.#named.get(text) !== name) throw e;
-        this.#forget(text, name);
-        // It did not run; outside a transaction it can be sent again as it is.
-        if (!idle) throw e;
-        return super.query(text, values);
+        // Whatever failed, the name is not trusted again: its Parse may have failed, pg may have
+        // closed it (a value it could not send), its parameters' types may be out of date (a
+        // column changed by a migration); the next run prepares the text anew.
+        if (this.#named.get(text) === name) this.#forget(text, name);
+        // Refused as prepared, it did not run: alone and outside a transaction, it runs as sent.
+        if (stale(e) && idle && alone(this, true)) return super.query(text, values);
+        throw e;
       }
     }
 
@@ -78,44 +90,66 @@ export function preparingClient(perConnection: number): typeof pg.Client {
         this.#named.set(text, had);
         return had;
       }
-      if (this.#named.size >= perConnection) {
+      while (
+        this.#named.size > 0 &&
+        (this.#named.size >= perConnection || this.#chars + text.length > MAX_CHARS)
+      ) {
         const [oldText, oldName] = this.#named.entries().next().value as [string, string];
         this.#forget(oldText, oldName);
       }
       const name = `aq_${PROCESS}_${(nextName++).toString(36)}`;
       this.#named.set(text, name);
+      this.#chars += text.length;
       return name;
     }
 
-    /** Forgets `text`'s `name` on this connection, and deallocates it as soon as it can. */
+    /**
+     * Forgets `text`'s `name` here, and deallocates it on the server later: never inside a
+     * transaction, where a DEALLOCATE of a name the server does not hold (its Parse failed) would
+     * abort the caller's transaction.
+     */
     #forget(text: string, name: string): void {
       this.#named.delete(text);
+      this.#chars -= text.length;
       this.#stale.push(name);
-      if (this.getTransactionStatus() !== 'E') this.#deallocate();
+      // pg's own record of the name, which is never used again.
+      const records = (this as unknown as { connection: { parsedStatements?: Record<string, string> } })
+        .connection;
+      delete records.parsedStatements?.[name];
     }
 
-    /** Deallocates the stale names, queued behind what already uses them. */
-    #deallocate(): void {
-      const names = this.#stale;
-      this.#stale = [];
-      for (const name of names)
-        super.query(`deallocate ${name}`, (e: Error | null) => {
-          // In a transaction that failed since (its statements run ahead of this one): again later.
-          if ((e as { code?: string } | null)?.code === '25P02') this.#stale.push(name);
-          // Else its text is no longer held for a name that is never used again (pg's own record).
-          else
-            delete (this as unknown as { connection: { parsedStatements: Record<string, string> } })
-              .connection.parsedStatements?.[name];
-        });
+    /** Deallocates the forgotten names, one after another; a name the server does not hold is no error here. */
+    async #deallocate(): Promise<void> {
+      for (const name of this.#stale.splice(0)) await super.query(`deallocate ${name}`).catch(() => {});
     }
   };
+}
+
+/**
+ * Whether nothing else is running or waiting on `client` (pg's own state): a statement sent now
+ * runs next, in the transaction state it was last told. `afterError`: called on a statement's
+ * error, which pg reports before the connection is ready again.
+ */
+function alone(client: pg.Client, afterError = false): boolean {
+  const c = client as unknown as { readyForQuery?: boolean; _queryQueue?: unknown[] };
+  return (afterError || c.readyForQuery === true) && (c._queryQueue?.length ?? 0) === 0;
 }
 
 /** Statements each connection keeps prepared unless configured otherwise. */
 export const DEFAULT_PREPARED_STATEMENTS = 100;
 
 /** Longer texts are not named (a filter with a long list of values, for one). */
-export const MAX_TEXT = 8_192;
+export const MAX_TEXT = 4_096;
+
+/**
+ * The characters of the texts one connection keeps prepared, at most: PostgreSQL holds each
+ * statement's parse tree and plan, about 75 bytes for a byte of text for a filtered page with a
+ * generic plan (600 KB for 8 KB), so at most about 10 MB per connection.
+ */
+export const MAX_CHARS = 131_072;
+
+/** Names waiting to be deallocated on one connection at most; past it, no new text is named there. */
+const MAX_STALE = 32;
 
 const PLANNABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
@@ -139,7 +173,7 @@ const PROCESS = randomBytes(4).toString('hex');
 
 /**
  * Texts sent once in this process, the 500 most recent, and texts sent twice or more, the 500 used
- * most recently: at most 8 MB of text kept, however many different statements a client causes.
+ * most recently: at most 4 MB of text kept, however many different statements a client causes.
  */
 const onceSeen = new Set<string>();
 const seenTwice = new Set<string>();

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
-import { MAX_TEXT } from '../../src/storage/prepared-statements.ts';
+import { MAX_CHARS, MAX_TEXT } from '../../src/storage/prepared-statements.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -127,6 +127,7 @@ describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
         expect(now).toContain(texts[11]);
         // An evicted one is prepared again under a new name when it comes back.
         for (let k = 0; k < 2; k++) expect((await c.query(texts[1]!, [5])).rows).toEqual([{ n: 10 }]);
+        await c.query(texts[1]!, [5]); // the name it evicted is deallocated before this one runs
         expect(await prepared(c)).toContain(texts[1]);
         expect((await prepared(c)).length).toBeLessThanOrEqual(3);
       });
@@ -147,8 +148,17 @@ describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
         return r.rows[0].n === k + i;
       });
       expect((await Promise.all(runs)).every(Boolean)).toBe(true);
-      for (let k = 0; k < 2; k++)
-        await onOne(db, async (c) => expect((await prepared(c)).length).toBeLessThanOrEqual(2));
+      // Both connections at once; what a connection last evicted is deallocated before its next statement.
+      const held = await Promise.all([0, 1].map(() => db.pool.connect()));
+      try {
+        for (const c of held) {
+          // Named here by the first run if it was not (evicting one), the second runs alone.
+          for (let k = 0; k < 2; k++) await c.query(texts[0]!, [0]);
+          expect((await prepared(c)).length).toBeLessThanOrEqual(2);
+        }
+      } finally {
+        for (const c of held) c.release();
+      }
     } finally {
       await db.close();
     }
@@ -258,7 +268,11 @@ describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
       // Every connection of the named pool (all three held at once) within its bound.
       const held = await Promise.all([0, 1, 2].map(() => named.database.pool.connect()));
       try {
-        for (const c of held) expect((await prepared(c)).length).toBeLessThanOrEqual(4);
+        for (const c of held) {
+          // What the connection last evicted is deallocated before its next statement.
+          for (let k = 0; k < 3; k++) await c.query('select $1::int as n', [1]);
+          expect((await prepared(c)).length).toBeLessThanOrEqual(4);
+        }
         expect((await Promise.all(held.map(prepared))).some((p) => p.length > 0)).toBe(true);
       } finally {
         for (const c of held) c.release();
@@ -270,4 +284,99 @@ describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
       }
     }
   }, 60_000);
+
+  it('never deallocates inside a transaction: an eviction there, or a name whose Parse failed, leaves the transaction whole', async () => {
+    const db = await open(1);
+    try {
+      await onOne(db, async (c) => {
+        const [t1, t2, t3, t4] = ['a', 'b', 'c', 'd'].map((x) => fresh(`select $1::int as ${x}`)) as [
+          string,
+          string,
+          string,
+          string,
+        ];
+        await c.query(t1, [1]);
+        await c.query(t1, [1]);
+        await c.query('begin');
+        await c.query(t2, [1]);
+        await c.query(t2, [2]); // named in the transaction, evicting t1
+        expect((await c.query(t1, [3])).rows).toEqual([{ a: 3 }]); // evicting t2
+        await c.query('commit');
+        // A named Parse that fails (the transaction already failed): nothing of it may abort a later one.
+        await c.query(t3, [1]);
+        await c.query('begin');
+        await expect(c.query('select 1/0')).rejects.toMatchObject({ code: '22012' });
+        await expect(c.query(t3, [2])).rejects.toMatchObject({ code: '25P02' });
+        await c.query('rollback');
+        await c.query('begin');
+        await c.query(t4, [1]);
+        await c.query(t4, [2]);
+        expect((await c.query(t3, [5])).rows).toEqual([{ c: 5 }]);
+        await c.query('commit');
+        // Outside, what was forgotten is deallocated before the next statements: back within the bound.
+        await c.query(t4, [1]);
+        await c.query(t4, [2]);
+        expect((await prepared(c)).length).toBeLessThanOrEqual(1);
+      });
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("prepares anew a statement whose parameter's column changed type, or whose value could not be sent", async () => {
+    const db = await open(10);
+    const table = `t_${randomUUID().replace(/-/g, '')}`;
+    try {
+      await database.pool.query(`create table ${table} (a int)`);
+      await database.pool.query(`insert into ${table} values (1)`);
+      await onOne(db, async (c) => {
+        const update = fresh(`update ${table} set a = $1`);
+        await c.query(update, [2]);
+        await c.query(update, [3]);
+        expect(await prepared(c)).toContain(update);
+        await database.pool.query(`alter table ${table} alter column a type bigint`);
+        let failures = 0;
+        for (let i = 0; i < 3; i++) {
+          try {
+            await c.query(update, [3_000_000_000]);
+            break;
+          } catch (e) {
+            failures++;
+            expect((e as { code?: string }).code).toBe('22003');
+          }
+        }
+        expect(failures).toBeLessThanOrEqual(1);
+        expect((await database.pool.query(`select a from ${table}`)).rows).toEqual([{ a: 3_000_000_000 }]);
+
+        const json = fresh('select $1::jsonb as j');
+        await c.query(json, [{ a: 1 }]);
+        await c.query(json, [{ a: 1 }]);
+        await expect(c.query(json, [{ a: 10n }])).rejects.toThrow();
+        await c.query('begin');
+        expect((await c.query(json, [{ a: 2 }])).rows).toEqual([{ j: { a: 2 } }]);
+        await c.query('commit');
+      });
+    } finally {
+      await db.close();
+      await database.pool.query(`drop table if exists ${table}`);
+    }
+  });
+
+  it('keeps at most its characters of text prepared on a connection, whatever the count allows', async () => {
+    const db = await open(100);
+    try {
+      await onOne(db, async (c) => {
+        const long = (i: number) =>
+          fresh(`select $1::int + ${i} as n, '${'x'.repeat(MAX_TEXT - 120)}' as pad`);
+        const texts = Array.from({ length: 40 }, (_, i) => long(i));
+        for (const t of texts) for (let k = 0; k < 2; k++) await c.query(t, [1]);
+        await c.query(texts[39]!, [1]);
+        const held = await prepared(c);
+        expect(held.length).toBeGreaterThan(10);
+        expect(held.reduce((n, t) => n + t.length, 0)).toBeLessThanOrEqual(MAX_CHARS);
+      });
+    } finally {
+      await db.close();
+    }
+  });
 });
