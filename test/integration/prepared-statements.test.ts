@@ -57,6 +57,23 @@ async function onOne<T>(db: Database, fn: (c: pg.PoolClient) => Promise<T>): Pro
   }
 }
 
+/**
+ * Runs `fn` on one connection of a pool with 10 slots, beside a table of its own, `(a int)`
+ * holding `rows`, dropped afterwards.
+ */
+async function withTable(rows: number[], fn: (c: pg.PoolClient, table: string) => Promise<void>) {
+  const db = await open(10);
+  const table = `t_${randomUUID().replace(/-/g, '')}`;
+  try {
+    await database.pool.query(`create table ${table} (a int)`);
+    for (const a of rows) await database.pool.query(`insert into ${table} values ($1)`, [a]);
+    await onOne(db, (c) => fn(c, table));
+  } finally {
+    await db.close();
+    await database.pool.query(`drop table if exists ${table}`);
+  }
+}
+
 describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
   it('prepares a statement the second time it is sent, and runs it with each call own values', async () => {
     const db = await open(10);
@@ -165,54 +182,37 @@ describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
   });
 
   it('runs a statement again whose table changed under it outside a transaction; inside one the error stands', async () => {
-    const db = await open(10);
-    const table = `t_${randomUUID().replace(/-/g, '')}`;
-    try {
-      await database.pool.query(`create table ${table} (a int)`);
-      await database.pool.query(`insert into ${table} values (1)`);
-      await onOne(db, async (c) => {
-        const text = fresh(`select * from ${table} where a = $1`);
-        for (let i = 0; i < 2; i++) expect((await c.query(text, [1])).rows).toEqual([{ a: 1 }]);
-        expect(await prepared(c)).toContain(text);
-        // Another process migrates: the prepared result no longer has the table's columns.
-        await database.pool.query(`alter table ${table} add column b int default 7`);
-        expect((await c.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
-        expect((await c.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
+    await withTable([1], async (c, table) => {
+      const text = fresh(`select * from ${table} where a = $1`);
+      for (let i = 0; i < 2; i++) expect((await c.query(text, [1])).rows).toEqual([{ a: 1 }]);
+      expect(await prepared(c)).toContain(text);
+      // Another process migrates: the prepared result no longer has the table's columns.
+      await database.pool.query(`alter table ${table} add column b int default 7`);
+      expect((await c.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
+      expect((await c.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
 
-        await database.pool.query(`alter table ${table} add column c int default 8`);
-        await c.query('begin');
-        await expect(c.query(text, [1])).rejects.toMatchObject({ code: '0A000' });
-        await c.query('rollback');
-        expect((await c.query(text, [1])).rows).toEqual([{ a: 1, b: 7, c: 8 }]);
-        expect((await prepared(c)).filter((s) => s === text)).toHaveLength(1);
-      });
-    } finally {
-      await db.close();
-      await database.pool.query(`drop table if exists ${table}`);
-    }
+      await database.pool.query(`alter table ${table} add column c int default 8`);
+      await c.query('begin');
+      await expect(c.query(text, [1])).rejects.toMatchObject({ code: '0A000' });
+      await c.query('rollback');
+      expect((await c.query(text, [1])).rows).toEqual([{ a: 1, b: 7, c: 8 }]);
+      expect((await prepared(c)).filter((s) => s === text)).toHaveLength(1);
+    });
   });
 
   it('prepares again what a pooler discarded (DISCARD ALL), and the write it carried happens once', async () => {
-    const db = await open(10);
-    const table = `t_${randomUUID().replace(/-/g, '')}`;
-    try {
-      await database.pool.query(`create table ${table} (a int)`);
-      await onOne(db, async (c) => {
-        const text = fresh(`insert into ${table} values ($1)`);
-        await c.query(text, [1]);
-        await c.query(text, [2]);
-        await c.query('discard all');
-        expect(await prepared(c)).toEqual([]);
-        await c.query(text, [3]);
-        await c.query(text, [4]);
-        expect(await prepared(c)).toContain(text);
-      });
+    await withTable([], async (c, table) => {
+      const text = fresh(`insert into ${table} values ($1)`);
+      await c.query(text, [1]);
+      await c.query(text, [2]);
+      await c.query('discard all');
+      expect(await prepared(c)).toEqual([]);
+      await c.query(text, [3]);
+      await c.query(text, [4]);
+      expect(await prepared(c)).toContain(text);
       const rows = await database.pool.query(`select a from ${table} order by a`);
       expect(rows.rows.map((r) => r.a)).toEqual([1, 2, 3, 4]);
-    } finally {
-      await db.close();
-      await database.pool.query(`drop table if exists ${table}`);
-    }
+    });
   });
 
   it('leaves the pool working after a named statement is cancelled by the statement timeout, or its connection killed', async () => {
@@ -324,42 +324,33 @@ describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
   });
 
   it("prepares anew a statement whose parameter's column changed type, or whose value could not be sent", async () => {
-    const db = await open(10);
-    const table = `t_${randomUUID().replace(/-/g, '')}`;
-    try {
-      await database.pool.query(`create table ${table} (a int)`);
-      await database.pool.query(`insert into ${table} values (1)`);
-      await onOne(db, async (c) => {
-        const update = fresh(`update ${table} set a = $1`);
-        await c.query(update, [2]);
-        await c.query(update, [3]);
-        expect(await prepared(c)).toContain(update);
-        await database.pool.query(`alter table ${table} alter column a type bigint`);
-        let failures = 0;
-        for (let i = 0; i < 3; i++) {
-          try {
-            await c.query(update, [3_000_000_000]);
-            break;
-          } catch (e) {
-            failures++;
-            expect((e as { code?: string }).code).toBe('22003');
-          }
+    await withTable([1], async (c, table) => {
+      const update = fresh(`update ${table} set a = $1`);
+      await c.query(update, [2]);
+      await c.query(update, [3]);
+      expect(await prepared(c)).toContain(update);
+      await database.pool.query(`alter table ${table} alter column a type bigint`);
+      let failures = 0;
+      for (let i = 0; i < 3; i++) {
+        try {
+          await c.query(update, [3_000_000_000]);
+          break;
+        } catch (e) {
+          failures++;
+          expect((e as { code?: string }).code).toBe('22003');
         }
-        expect(failures).toBeLessThanOrEqual(1);
-        expect((await database.pool.query(`select a from ${table}`)).rows).toEqual([{ a: 3_000_000_000 }]);
+      }
+      expect(failures).toBeLessThanOrEqual(1);
+      expect((await database.pool.query(`select a from ${table}`)).rows).toEqual([{ a: 3_000_000_000 }]);
 
-        const json = fresh('select $1::jsonb as j');
-        await c.query(json, [{ a: 1 }]);
-        await c.query(json, [{ a: 1 }]);
-        await expect(c.query(json, [{ a: 10n }])).rejects.toThrow();
-        await c.query('begin');
-        expect((await c.query(json, [{ a: 2 }])).rows).toEqual([{ j: { a: 2 } }]);
-        await c.query('commit');
-      });
-    } finally {
-      await db.close();
-      await database.pool.query(`drop table if exists ${table}`);
-    }
+      const json = fresh('select $1::jsonb as j');
+      await c.query(json, [{ a: 1 }]);
+      await c.query(json, [{ a: 1 }]);
+      await expect(c.query(json, [{ a: 10n }])).rejects.toThrow();
+      await c.query('begin');
+      expect((await c.query(json, [{ a: 2 }])).rows).toEqual([{ j: { a: 2 } }]);
+      await c.query('commit');
+    });
   });
 
   it('keeps at most its characters of text prepared on a connection, whatever the count allows', async () => {
