@@ -748,18 +748,19 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
         });
       }
 
-    // Metrics' and tracing's cost, paired: a whole-cell comparison above sets blocks seconds
-    // apart against each other, and on a shared core one block's neighbourhood moves its CPU per
-    // request by ±10–30%; a pair's two blocks share theirs. The three processes compared are
-    // started for this alone and warmed alike: against the single process above, which has by
-    // now served every shape, a process that served only Q1 looked 27% dearer with nothing on
-    // (its heap and code had not grown to the same load). Order alternates within pairs.
     if (partial) {
       result.notes.push(
         `a partial run (BENCH_PEERS_SYSTEMS=${onlySystems ?? 'all'}, BENCH_PEERS_SHAPES=${onlyShapes ?? 'all'}): overheads and exports not measured`,
       );
       return result;
     }
+
+    // Metrics' and tracing's cost, paired: a whole-cell comparison above sets blocks seconds
+    // apart against each other, and on a shared core one block's neighbourhood moves its CPU per
+    // request by ±10–30%; a pair's two blocks share theirs. The three processes compared are
+    // started for this alone and warmed alike: against the single process above, which has by
+    // now served every shape, a process that served only Q1 looked 27% dearer with nothing on
+    // (its heap and code had not grown to the same load). Order alternates within pairs.
     const twins = await Promise.all([
       startPinned('overhead plain', BIN, ['serve'], server.env),
       startPinned('overhead metrics', BIN, ['serve'], { ...server.env, ASSETQL_METRICS_PORT: '0' }),

@@ -81,11 +81,13 @@ interface EmbeddedLock {
  */
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   if ('url' in target) {
+    const preparedStatements = options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS;
     const pool = new pg.Pool({
       connectionString: target.url,
       max: options.maxConnections ?? 10,
       ...RESILIENCE,
-      Client: preparingClient(options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS),
+      // pg's own client where nothing is to be named.
+      ...(preparedStatements > 0 ? { Client: preparingClient(preparedStatements) } : {}),
       // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
       // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
       // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million
