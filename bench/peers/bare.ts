@@ -16,12 +16,12 @@ const FIVE = `jsonb_build_object('name', a.properties -> 'name', 'status', a.pro
 const PAGE = `select coalesce(json_agg(json_build_object('id', t.id, 'properties', t.p) order by t.id), '[]')::text as j
   from (select a.id, ${FIVE} as p from assets a where a.user_group = $1 and a.profile = 'well' and a.id > $2
         order by a.id limit 100) t`;
-// Predicates in coalesce(..., false), as assetql's filter compiler writes them, so the planner
-// walks the primary key and stops at 100 rows (bench/peers/sql.ts, Q4).
+// Predicates as strict jsonpaths in coalesce(..., false), as assetql's filter compiler writes them,
+// so the planner walks the primary key and stops at 100 rows (bench/peers/sql.ts, Q4).
 const FILTERED = `select coalesce(json_agg(json_build_object('id', t.id, 'properties', t.p) order by t.id), '[]')::text as j
   from (select a.id, ${FIVE} as p from assets a where a.user_group = $1 and a.profile = 'well'
-          and coalesce((case when jsonb_typeof(a.properties -> 'status') = 'string' then a.properties ->> 'status' end) = 'producing', false)
-          and coalesce((case when jsonb_typeof(a.properties -> 'depth') = 'number' then (a.properties ->> 'depth')::numeric end) > 2500, false)
+          and coalesce(a.properties @@ 'strict $.status == "producing"', false)
+          and coalesce(a.properties @@ 'strict $.depth > 2500', false)
         order by a.id limit 100) t`;
 const ASSET = `select json_build_object('id', f.id,
     'wells', (select coalesce(json_agg(json_build_object('id', a.id, 'properties', ${FIVE}) order by a.id), '[]')

@@ -38,14 +38,16 @@ create function peer.facilities_issues(f peer.facilities) returns setof peer.iss
   select i.id, i.display_name, i.status, i.subject_type, i.subject_reference, i.seq from public.issues i
   where i.user_group = '${g}' and i.subject_type = 'asset' and i.subject_reference = 'facility/' || f.id
   order by i.seq desc $$;
--- Q4: status equals and depth greater than (condition only has equality). Each predicate in
--- coalesce(..., false), as assetql's filter compiler writes it: the planner then walks the primary
--- key and stops at 100 rows instead of sorting every match (80 ms -> 2.4 ms on 100,000 wells).
+-- Q4: status equals and depth greater than (condition only has equality). Each predicate is a
+-- strict jsonpath in coalesce(..., false), as assetql's filter compiler writes it: one pass over
+-- the row's properties per predicate, and the planner walks the primary key and stops at 100 rows
+-- instead of sorting every match (80 ms -> 2.4 ms on 100,000 wells). The path is made once per
+-- statement (an InitPlan), not per row.
 create function peer.wells_where(status text, min_depth numeric) returns setof peer.wells language sql stable as $$
   select ${wellCols} from public.assets a
   where a.user_group = '${g}' and a.profile = 'well'
-    and coalesce((case when jsonb_typeof(a.properties -> 'status') = 'string' then a.properties ->> 'status' end) = status, false)
-    and coalesce((case when jsonb_typeof(a.properties -> 'depth') = 'number' then (a.properties ->> 'depth')::numeric end) > min_depth, false)
+    and coalesce(a.properties @@ (select format('strict $.status == %s', to_jsonb(status))::jsonpath), false)
+    and coalesce(a.properties @@ (select format('strict $.depth > %s', to_jsonb(min_depth))::jsonpath), false)
   order by a.id $$;
 -- Q6: rename a saved filter.
 create function peer.rename_asset_filter(filter_id text, new_name text) returns peer.asset_filters language sql volatile as $$

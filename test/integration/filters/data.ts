@@ -146,6 +146,8 @@ export const NAME_WORDS = [
   'Ölfeld',
   'café',
   'x\\y',
+  'say "hi"',
+  'line\nbreak',
   '%',
   '_',
   'Battery',
@@ -227,19 +229,21 @@ export function wellProperties(r: Rng): Record<string, unknown> {
         : Array.from({ length: r.int(1, 3) }, () => r.pick(NAME_WORDS)).join(' ') +
           (r.chance(0.5) ? ` ${r.int(1, 99)}` : ''),
     ),
-    status: maybe(r, () => r.pick(STATUSES)),
+    status: maybe(r, () => (r.chance(0.05) ? [r.pick(STATUSES)] : r.pick(STATUSES))),
     depth: maybe(
       r,
       () => {
         const x = r.next();
         if (x < 0.06) return r.pick(['1500', 'deep', '1000']);
+        // An array or an object is incomparable too (a lax jsonpath would look inside).
+        if (x < 0.08) return r.pick([[2000], [1000, 4000], { depth: 3000 }]);
         if (x < 0.12) return 1000;
         if (x < 0.5) return r.int(500, 5000);
         return Math.round((500 + r.next() * 4500) * 100) / 100;
       },
       0.15,
     ),
-    count: maybe(r, () => (r.chance(0.04) ? '7' : r.int(0, 20)), 0.15),
+    count: maybe(r, () => (r.chance(0.04) ? '7' : r.chance(0.04) ? [r.int(0, 20)] : r.int(0, 20)), 0.15),
     active: maybe(r, () => (r.chance(0.04) ? 'true' : r.chance(0.5)), 0.15),
     spud: maybe(
       r,
