@@ -4,7 +4,12 @@ import { estimateCost } from './cost.ts';
 
 const schema = buildSchema(`
   directive @listSize(assumedSize: Int, slicingArguments: [String!], sizedFields: [String!]) on FIELD_DEFINITION
-  type Query { item: Item items(first: Int): [Item] @listSize(slicingArguments: ["first"]) }
+  type Query {
+    item: Item
+    items(first: Int): [Item] @listSize(slicingArguments: ["first"])
+    paged(first: Int = 7, tag: String, ids: [Int]): [Item] @listSize(slicingArguments: ["first"])
+    sized(required: Int!, size: Int): [Item] @listSize(slicingArguments: ["size"])
+  }
   type Item { id: Int detail: Detail }
   type Detail { size: Int }
 `);
@@ -46,5 +51,31 @@ describe('estimateCost', () => {
     // items: n objects, each with a detail; item: one, with its detail.
     expect(estimateCost(schema, document, undefined, { n: 10 })).toBe(10 * 2 + 2);
     expect(estimateCost(schema, document, undefined, { n: 3 })).toBe(3 * 2 + 2);
+  });
+
+  it('prices an operation with variables by the values its slicing arguments read, each time', () => {
+    const document = parse(`query($n: Int, $tag: String, $ids: [Int]) {
+      paged(first: $n, tag: $tag, ids: $ids) { id } item { id } }`);
+    const cost = (v: Record<string, unknown>) => estimateCost(schema, document, undefined, v);
+    // Absent takes the default (7); null gives no size (1); other values their own.
+    expect(cost({})).toBe(7 + 1);
+    expect(cost({ n: null })).toBe(1 + 1);
+    expect(cost({ n: 10, tag: 'a' })).toBe(10 + 1);
+    expect(cost({ n: 10, tag: 'b', ids: [1, 2] })).toBe(10 + 1);
+    expect(cost({ n: 3, ids: [1] })).toBe(3 + 1);
+    // More distinct sizes than are remembered: still each its own price.
+    for (let n = 0; n < 200; n++) expect(cost({ n, tag: String(n) })).toBe(n + 1);
+    expect(cost({})).toBe(7 + 1);
+  });
+
+  it('notes what an operation reads only from a pricing whose arguments all coerced', () => {
+    // The first pricing fails on `required` (null) before reading `$m`: were that noted, the
+    // next requests' `$m` would be left out of the key, and every size after it priced alike.
+    const document = parse('query($n: Int, $m: Int) { sized(required: $n, size: $m) { id } }');
+    const cost = (v: Record<string, unknown>) => estimateCost(schema, document, undefined, v);
+    expect(cost({ n: null, m: 5 })).toBe(1);
+    expect(cost({ n: 2, m: 5 })).toBe(5);
+    expect(cost({ n: 2, m: 50 })).toBe(50);
+    expect(cost({ n: 2, m: 500 })).toBe(500);
   });
 });

@@ -49,8 +49,6 @@ export function estimateCost(
   const operation = getOperationAST(document, operationName);
   if (!operation) return 0;
   const atLeastOne = options.listsAtLeastOne ?? false;
-  // Without variables the cost is the document's: priced once per parsed document and schema.
-  if (operation.variableDefinitions?.length) return price(schema, document, operation, variables, atLeastOne);
   const cache = atLeastOne ? pricedAtLeastOne : priced;
   let bySchema = cache.get(schema);
   if (!bySchema) {
@@ -62,12 +60,84 @@ export function estimateCost(
     byOperation = new Map();
     bySchema.set(document, byOperation);
   }
-  let cost = byOperation.get(operation);
+  let known = byOperation.get(operation);
+  // Without variables the cost is the document's: priced once per parsed document and schema.
+  if (!operation.variableDefinitions?.length) {
+    if (!known) {
+      known = { read: [], costs: new Map([['', price(schema, document, operation, undefined, atLeastOne)]]) };
+      byOperation.set(operation, known);
+    }
+    return known.costs.get('')!;
+  }
+  // With variables, it depends only on those a slicing argument or `_entities` reads, which are
+  // the same whatever their values (every field is visited at least once): priced once per
+  // distinct value of those, when they are scalars (a page size, not a list of representations).
+  if (!known) {
+    const read = new Set<string>();
+    const unpriced = { arguments: 0 };
+    const cost = price(schema, document, operation, reading(variables ?? {}, read), atLeastOne, unpriced);
+    // A field whose arguments did not coerce may not have read all of them: not noted then.
+    if (unpriced.arguments > 0) return cost;
+    known = { read: [...read], costs: new Map() };
+    byOperation.set(operation, known);
+    const key = costKey(known.read, variables);
+    if (key !== null) known.costs.set(key, cost);
+    return cost;
+  }
+  const key = costKey(known.read, variables);
+  if (key === null) return price(schema, document, operation, variables, atLeastOne);
+  let cost = known.costs.get(key);
   if (cost === undefined) {
-    cost = price(schema, document, operation, undefined, atLeastOne);
-    byOperation.set(operation, cost);
+    cost = price(schema, document, operation, variables, atLeastOne);
+    // Bounded: a client cycling page sizes costs a pricing each, never memory.
+    if (known.costs.size >= MAX_COSTS_PER_OPERATION) known.costs.clear();
+    known.costs.set(key, cost);
   }
   return cost;
+}
+
+/** Distinct values of the priced variables remembered per operation. */
+const MAX_COSTS_PER_OPERATION = 64;
+
+interface KnownCosts {
+  /** The variables pricing reads. */
+  read: readonly string[];
+  /** The cost by the values of those ({@link costKey}). */
+  costs: Map<string, number>;
+}
+
+/** The values of `read` as a key, or null when one is not a scalar (not worth keying). */
+function costKey(
+  read: readonly string[],
+  variables: Record<string, unknown> | null | undefined,
+): string | null {
+  if (read.length === 0) return '';
+  const values: unknown[] = [];
+  for (const name of read) {
+    const v = variables?.[name];
+    if (v !== null && v !== undefined && typeof v === 'object') return null;
+    // [v] for a value given, 0 for none: null and absent differ (absent takes the default).
+    values.push(v === undefined ? 0 : [v]);
+  }
+  return JSON.stringify(values);
+}
+
+/** `variables`, noting in `read` the name of each one looked up (graphql-js's getArgumentValues). */
+function reading(variables: Record<string, unknown>, read: Set<string>): Record<string, unknown> {
+  return new Proxy(variables, {
+    get(target, name, receiver) {
+      if (typeof name === 'string') read.add(name);
+      return Reflect.get(target, name, receiver);
+    },
+    has(target, name) {
+      if (typeof name === 'string') read.add(name);
+      return Reflect.has(target, name);
+    },
+    getOwnPropertyDescriptor(target, name) {
+      if (typeof name === 'string') read.add(name);
+      return Reflect.getOwnPropertyDescriptor(target, name);
+    },
+  });
 }
 
 export interface CostOptions {
@@ -78,10 +148,10 @@ export interface CostOptions {
   listsAtLeastOne?: boolean;
 }
 
-const priced = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<OperationDefinitionNode, number>>>();
+const priced = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<OperationDefinitionNode, KnownCosts>>>();
 const pricedAtLeastOne = new WeakMap<
   GraphQLSchema,
-  WeakMap<DocumentNode, Map<OperationDefinitionNode, number>>
+  WeakMap<DocumentNode, Map<OperationDefinitionNode, KnownCosts>>
 >();
 
 function price(
@@ -90,6 +160,7 @@ function price(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | null | undefined,
   atLeastOne: boolean,
+  unpriced = { arguments: 0 },
 ): number {
   const root = schema.getRootType(operation.operation);
   if (!root) return 0;
@@ -166,7 +237,7 @@ function price(
     let factor = sized.get(name) ?? 1;
     let childSized: ReadonlyMap<string, number> = EMPTY;
     if (!sized.has(name) && listSize) {
-      const args = argumentsOf(field, node, vars);
+      const args = argumentsOf(field, node, vars, unpriced);
       const slicing = (listSize.slicingArguments as string[] | undefined) ?? [];
       const given = slicing.map((a) => args[a]).filter((v): v is number => typeof v === 'number' && v >= 0);
       const largest = given.length ? Math.max(...given) : Number(listSize.assumedSize ?? 1);
@@ -175,7 +246,7 @@ function price(
       if (sizedFields.length) childSized = new Map(sizedFields.map((f) => [f, size]));
       else factor = size;
     } else if (name === '_entities' && isListType(getNullableType(field.type))) {
-      const representations = argumentsOf(field, node, vars).representations;
+      const representations = argumentsOf(field, node, vars, unpriced).representations;
       factor = Array.isArray(representations) ? representations.length : 1;
     }
     const here = multiplier * factor;
@@ -197,10 +268,12 @@ function argumentsOf(
   field: GraphQLField<unknown, unknown>,
   node: FieldNode,
   variables: Record<string, unknown>,
+  unpriced: { arguments: number },
 ): Record<string, unknown> {
   try {
     return getArgumentValues(field, node, variables);
   } catch {
+    unpriced.arguments++;
     return {};
   }
 }
