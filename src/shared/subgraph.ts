@@ -8,7 +8,10 @@ import {
   type GraphQLSchema,
   getOperationAST,
   getVariableValues,
+  Kind,
   parse,
+  type TypeNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
 import { createYoga } from 'graphql-yoga';
@@ -155,6 +158,15 @@ export interface LocalOperation {
    * @default true
    */
   reused?: boolean;
+  /**
+   * Whether the caller, in this process, has coerced the variables against the supergraph and
+   * refused the request had they not coerced (the gateway's direct and prepared paths). Where
+   * every variable is of a built-in scalar type (in lists or not null or not), that coercion is
+   * this schema's too, and is not made again; a custom scalar's or an enum's may differ (the
+   * supergraph knows no scalar's parsing, and an enum's values are every subgraph's).
+   * @default false
+   */
+  variablesCoerced?: boolean;
 }
 
 export interface LocalResult {
@@ -378,7 +390,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       // input limits, the price, a plan), as Yoga's executor answers them (@graphql-tools/executor:
       // the coercion errors, HTTP 400) and as the gateway does before handing an operation over.
       const definitions = getOperationAST(operation.document, operation.operationName)?.variableDefinitions;
-      if (definitions?.length) {
+      if (definitions?.length && !(operation.variablesCoerced && definitions.every(ofBuiltInScalar))) {
         const coerced = getVariableValues(schema, definitions, operation.variableValues ?? {}, {
           maxErrors: 50,
         });
@@ -445,3 +457,12 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
 
 /** Context factories take the HTTP request; executed in process there is none to read. */
 const LOCAL_REQUEST = new Request('http://local.subgraph.assetql.internal/graphql', { method: 'POST' });
+
+const BUILT_IN_SCALARS = new Set(['ID', 'String', 'Int', 'Float', 'Boolean']);
+
+/** Whether a variable is of a built-in scalar type, in lists or not null or neither. */
+function ofBuiltInScalar(definition: VariableDefinitionNode): boolean {
+  let type: TypeNode = definition.type;
+  while (type.kind !== Kind.NAMED_TYPE) type = type.type;
+  return BUILT_IN_SCALARS.has(type.name.value);
+}

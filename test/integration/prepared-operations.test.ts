@@ -146,6 +146,9 @@ const PAGE_OF =
   'query($p: ID!, $n: Int) { assets(profile: $p) { all(first: $n) { edges { node { id displayName } } } } }';
 const JOINED_OF =
   'query($n: Int) { issues { all(first: $n) { edges { node { id subject { assetReference { asset { id displayName } } } } } } } }';
+/** A variable of a custom scalar: the supergraph cannot parse it, the subgraph must (LocalOperation.variablesCoerced). */
+const RELATED_OF =
+  'query($p: JSONObject) { assets(profile: "well") { all(first: 2) { edges { node { id related(relationship: "facility", params: $p) { __typename } } } } } }';
 const RENAME_OF =
   'mutation($id: ID!, $name: String!) { updateAssetFilter(input: { id: $id, displayName: $name }) { assetFilter { id displayName } errors { type message } } }';
 
@@ -231,6 +234,21 @@ const cases: { name: string; request: () => Request; prepared: boolean }[] = [
     name: 'variables of a mutation answering a payload error',
     request: post({ query: RENAME_OF, variables: { id: 'no-such-filter', name: 'x' } }),
     prepared: true,
+  },
+  {
+    name: 'a JSONObject variable, null',
+    request: post({ query: RELATED_OF, variables: { p: null } }),
+    prepared: true,
+  },
+  {
+    name: 'a JSONObject variable that is a list (the subgraph refuses it)',
+    request: post({ query: RELATED_OF, variables: { p: [1] } }),
+    prepared: false,
+  },
+  {
+    name: 'a JSONObject variable that is a string (the subgraph refuses it)',
+    request: post({ query: RELATED_OF, variables: { p: 'x' } }),
+    prepared: false,
   },
   // Answered by the pipeline: what the prepared path does not look at, it does not answer.
   { name: 'variables not an object', request: post({ query: PAGE, variables: 'x' }), prepared: false },

@@ -100,6 +100,8 @@ export function useDirectExecution(
             document: a.document,
             operationName: a.operationName,
             variableValues: a.variableValues as Record<string, unknown> | null | undefined,
+            // Coerced above, against the supergraph (LocalOperation.variablesCoerced).
+            variablesCoerced: true,
           },
           context,
           options,
@@ -166,7 +168,7 @@ function joinedExecution(
  */
 export async function runDirect(
   subgraph: DirectSubgraph,
-  operation: Pick<DirectOperation, 'document' | 'operationName' | 'variableValues'>,
+  operation: Pick<DirectOperation, 'document' | 'operationName' | 'variableValues' | 'variablesCoerced'>,
   context: CorrelationContext & IdentityContext,
   options: Pick<DirectExecutionOptions, 'relayHeaders' | 'metrics' | 'traceSubgraphCall'>,
 ): Promise<LocalResult> {
@@ -360,6 +362,8 @@ export interface DirectOperation {
   traceHeaders?: Record<string, string>;
   /** False for a document made for this request only (a planner's): not worth compiling. */
   reused?: boolean;
+  /** Coerced against the supergraph by the caller (LocalOperation.variablesCoerced). */
+  variablesCoerced?: boolean;
 }
 
 /** A subgraph the gateway can hand whole operations to. */

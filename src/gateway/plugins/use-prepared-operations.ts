@@ -104,6 +104,8 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
             document: prepared.document,
             operationName: prepared.operationName,
             variableValues: asked.variables,
+            // variablesPass coerced them against the supergraph (LocalOperation.variablesCoerced).
+            variablesCoerced: true,
           },
           context,
           options,
