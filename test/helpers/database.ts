@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,10 +167,33 @@ function migratedTemplate(): Promise<Blob> {
       const partial = `${file}.${process.pid}`;
       writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
       renameSync(partial, file);
+      removeStaleTemplates(file);
       return blob;
     } finally {
       await database.close();
     }
   })();
   return template;
+}
+
+/** How long another template is left alone: a run of other code may be reading it. */
+const TEMPLATE_KEPT_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the templates of other code (other migrations, another PGlite) not written for an hour,
+ * and partial files left by a process that died while writing: each is 40 MB, and without this
+ * every change to the storage code would leave one behind in the temporary folder.
+ */
+export function removeStaleTemplates(kept: string): void {
+  const now = Date.now();
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith('assetql-pglite-migrated-')) continue;
+    const path = join(tmpdir(), name);
+    if (path === kept) continue;
+    try {
+      if (now - statSync(path).mtimeMs > TEMPLATE_KEPT_MS) rmSync(path, { force: true });
+    } catch {
+      // Removed meanwhile by another process: nothing to do.
+    }
+  }
 }
