@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { buildSchema, type FragmentDefinitionNode, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { estimateCost } from './cost.ts';
@@ -77,5 +79,40 @@ describe('estimateCost', () => {
     expect(cost({ n: 2, m: 5 })).toBe(5);
     expect(cost({ n: 2, m: 50 })).toBe(50);
     expect(cost({ n: 2, m: 500 })).toBe(500);
+  });
+
+  it('keys a variable named like an Object.prototype member by its own value: absent, null', () => {
+    const text = 'query($constructor: Int) { paged(first: $constructor) { id } }';
+    const document = parse(text);
+    const cost = (v: Record<string, unknown>) => estimateCost(schema, document, undefined, v);
+    // Absent takes the argument's default (7), null gives no size (1).
+    expect(cost({ constructor: null })).toBe(1);
+    expect(cost({})).toBe(7);
+    expect(estimateCost(schema, parse(text), undefined, {})).toBe(7);
+  });
+
+  it("keeps other arguments' variables only by whether they are given, never their text", () => {
+    // A cursor is no size: a megabyte of it for each of 64 pricings keeps nothing, and every new
+    // cursor is priced from what was kept.
+    const document = parse('query($n: Int, $tag: String) { paged(first: $n, tag: $tag) { id } }');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 64; i++)
+      expect(estimateCost(schema, document, undefined, { n: 10, tag: `${i}`.padEnd(1_000_000, 'x') })).toBe(
+        10,
+      );
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(10_000_000);
+    // The one a size is given by, when it is text, is priced every time instead.
+    expect(estimateCost(schema, document, undefined, { n: 3, tag: null })).toBe(3);
+  });
+
+  it("prices a variable left to the operation's default at that default, as it runs", () => {
+    const document = parse('query($n: Int = 5000) { items(first: $n) { id } }');
+    expect(estimateCost(schema, document, undefined, {})).toBe(5000);
+    expect(estimateCost(schema, document, undefined, { n: 2 })).toBe(2);
+    expect(estimateCost(schema, document, undefined, {})).toBe(5000);
   });
 });

@@ -13,11 +13,15 @@ import {
   getOperationAST,
   isAbstractType,
   isCompositeType,
+  isInputType,
   isListType,
   isObjectType,
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  typeFromAST,
+  type ValueNode,
+  valueFromAST,
   valueFromASTUntyped,
 } from 'graphql';
 
@@ -64,27 +68,28 @@ export function estimateCost(
   // Without variables the cost is the document's: priced once per parsed document and schema.
   if (!operation.variableDefinitions?.length) {
     if (!known) {
-      known = { read: [], costs: new Map([['', price(schema, document, operation, undefined, atLeastOne)]]) };
+      const cost = price(schema, document, operation, undefined, atLeastOne);
+      known = { reads: { valued: [], stated: [] }, costs: new Map([['', cost]]) };
       byOperation.set(operation, known);
     }
     return known.costs.get('')!;
   }
-  // With variables, it depends only on those a slicing argument or `_entities` reads, which are
-  // the same whatever their values (every field is visited at least once): priced once per
-  // distinct value of those, when they are scalars (a page size, not a list of representations).
+  // With variables, it depends on the values of those a slicing argument or `_entities`'
+  // representations are given, and on whether the others in those fields' arguments are given
+  // (absent, null or a value decide whether the arguments coerce, and a default applies): priced
+  // once per distinct key of those (costKey). Which variables they are is read from the
+  // document as it is priced, every field being visited at least once, so it is the same
+  // whatever the values.
   if (!known) {
-    const read = new Set<string>();
-    const unpriced = { arguments: 0 };
-    const cost = price(schema, document, operation, reading(variables ?? {}, read), atLeastOne, unpriced);
-    // A field whose arguments did not coerce may not have read all of them: not noted then.
-    if (unpriced.arguments > 0) return cost;
-    known = { read: [...read], costs: new Map() };
+    const reads: Reads = { valued: new Set(), stated: new Set() };
+    const cost = price(schema, document, operation, variables, atLeastOne, reads);
+    known = { reads: { valued: [...reads.valued], stated: [...reads.stated] }, costs: new Map() };
     byOperation.set(operation, known);
-    const key = costKey(known.read, variables);
+    const key = costKey(known.reads, variables);
     if (key !== null) known.costs.set(key, cost);
     return cost;
   }
-  const key = costKey(known.read, variables);
+  const key = costKey(known.reads, variables);
   if (key === null) return price(schema, document, operation, variables, atLeastOne);
   let cost = known.costs.get(key);
   if (cost === undefined) {
@@ -99,45 +104,61 @@ export function estimateCost(
 /** Distinct values of the priced variables remembered per operation. */
 const MAX_COSTS_PER_OPERATION = 64;
 
+/** The variables pricing reads: by value (sizes), and only by whether they are given (the rest). */
+interface Reads<T = Set<string>> {
+  valued: T;
+  stated: T;
+}
+
 interface KnownCosts {
-  /** The variables pricing reads. */
-  read: readonly string[];
-  /** The cost by the values of those ({@link costKey}). */
+  reads: Reads<readonly string[]>;
+  /** The cost by {@link costKey}. */
   costs: Map<string, number>;
 }
 
-/** The values of `read` as a key, or null when one is not a scalar (not worth keying). */
+/** Longest text of a size variable kept in a key: sizes are numbers; anything else is priced. */
+const MAX_KEYED_VALUE = 64;
+
+/**
+ * The key of what a pricing depends on: each valued variable's value (0 when absent, [v] when
+ * given), each stated one's state (0 absent, 1 null, 2 given); null when a valued one is a list,
+ * an object or a long text, which is priced every time instead.
+ */
 function costKey(
-  read: readonly string[],
+  reads: Reads<readonly string[]>,
   variables: Record<string, unknown> | null | undefined,
 ): string | null {
-  if (read.length === 0) return '';
-  const values: unknown[] = [];
-  for (const name of read) {
-    const v = variables?.[name];
-    if (v !== null && v !== undefined && typeof v === 'object') return null;
-    // [v] for a value given, 0 for none: null and absent differ (absent takes the default).
-    values.push(v === undefined ? 0 : [v]);
+  if (reads.valued.length === 0 && reads.stated.length === 0) return '';
+  const parts: unknown[] = [];
+  for (const name of reads.valued) {
+    if (!variables || !Object.hasOwn(variables, name)) {
+      parts.push(0);
+      continue;
+    }
+    const v = variables[name];
+    if (v !== null && typeof v === 'object') return null;
+    if (typeof v === 'string' && v.length > MAX_KEYED_VALUE) return null;
+    parts.push([v ?? null]);
   }
-  return JSON.stringify(values);
+  for (const name of reads.stated) {
+    const given = variables !== null && variables !== undefined && Object.hasOwn(variables, name);
+    parts.push(!given ? 0 : variables[name] === null || variables[name] === undefined ? 1 : 2);
+  }
+  return JSON.stringify(parts);
 }
 
-/** `variables`, noting in `read` the name of each one looked up (graphql-js's getArgumentValues). */
-function reading(variables: Record<string, unknown>, read: Set<string>): Record<string, unknown> {
-  return new Proxy(variables, {
-    get(target, name, receiver) {
-      if (typeof name === 'string') read.add(name);
-      return Reflect.get(target, name, receiver);
-    },
-    has(target, name) {
-      if (typeof name === 'string') read.add(name);
-      return Reflect.has(target, name);
-    },
-    getOwnPropertyDescriptor(target, name) {
-      if (typeof name === 'string') read.add(name);
-      return Reflect.getOwnPropertyDescriptor(target, name);
-    },
-  });
+/** The names of the variables in an argument's value (a variable, or inside a list or object). */
+function variablesIn(value: ValueNode, into: Set<string>): void {
+  if (value.kind === Kind.VARIABLE) into.add(value.name.value);
+  else if (value.kind === Kind.LIST) for (const v of value.values) variablesIn(v, into);
+  else if (value.kind === Kind.OBJECT) for (const f of value.fields) variablesIn(f.value, into);
+}
+
+/** Notes the variables a field's arguments use: `sizing` ones by value, the others by state. */
+function noteReads(node: FieldNode, sizing: readonly string[], reads: Reads | undefined): void {
+  if (!reads) return;
+  for (const argument of node.arguments ?? [])
+    variablesIn(argument.value, sizing.includes(argument.name.value) ? reads.valued : reads.stated);
 }
 
 export interface CostOptions {
@@ -160,14 +181,14 @@ function price(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | null | undefined,
   atLeastOne: boolean,
-  unpriced = { arguments: 0 },
+  reads?: Reads,
 ): number {
   const root = schema.getRootType(operation.operation);
   if (!root) return 0;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions)
     if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  const vars = variables ?? {};
+  const vars = withDefaults(schema, operation, variables);
   /**
    * What each fragment costs at multiplier 1, by name and the sizes applied to its fields: a
    * fragment costs the same wherever it is spread under the same sizes, scaled by the lists
@@ -237,8 +258,9 @@ function price(
     let factor = sized.get(name) ?? 1;
     let childSized: ReadonlyMap<string, number> = EMPTY;
     if (!sized.has(name) && listSize) {
-      const args = argumentsOf(field, node, vars, unpriced);
       const slicing = (listSize.slicingArguments as string[] | undefined) ?? [];
+      noteReads(node, slicing, reads);
+      const args = argumentsOf(field, node, vars);
       const given = slicing.map((a) => args[a]).filter((v): v is number => typeof v === 'number' && v >= 0);
       const largest = given.length ? Math.max(...given) : Number(listSize.assumedSize ?? 1);
       const size = atLeastOne ? Math.max(largest, 1) : largest;
@@ -246,7 +268,8 @@ function price(
       if (sizedFields.length) childSized = new Map(sizedFields.map((f) => [f, size]));
       else factor = size;
     } else if (name === '_entities' && isListType(getNullableType(field.type))) {
-      const representations = argumentsOf(field, node, vars, unpriced).representations;
+      noteReads(node, ['representations'], reads);
+      const representations = argumentsOf(field, node, vars).representations;
       factor = Array.isArray(representations) ? representations.length : 1;
     }
     const here = multiplier * factor;
@@ -268,12 +291,10 @@ function argumentsOf(
   field: GraphQLField<unknown, unknown>,
   node: FieldNode,
   variables: Record<string, unknown>,
-  unpriced: { arguments: number },
 ): Record<string, unknown> {
   try {
     return getArgumentValues(field, node, variables);
   } catch {
-    unpriced.arguments++;
     return {};
   }
 }
@@ -292,4 +313,31 @@ function weightOf(directives: readonly ConstDirectiveNode[] | undefined): number
   const cost = directive(directives, 'cost');
   const weight = Number(cost?.weight);
   return cost && Number.isFinite(weight) ? weight : undefined;
+}
+
+/**
+ * The variables as execution sees them for pricing: the operation's default for each one not
+ * given (`query($n: Int = 5000)` runs with 5000, and is priced so).
+ */
+function withDefaults(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+): Record<string, unknown> {
+  let out = variables ?? {};
+  let copied = false;
+  for (const d of operation.variableDefinitions ?? []) {
+    const name = d.variable.name.value;
+    if (!d.defaultValue || Object.hasOwn(out, name)) continue;
+    const type = typeFromAST(schema, d.type);
+    if (!type || !isInputType(type)) continue;
+    const value = valueFromAST(d.defaultValue, type);
+    if (value === undefined) continue;
+    if (!copied) {
+      out = { ...out };
+      copied = true;
+    }
+    out[name] = value;
+  }
+  return out;
 }
