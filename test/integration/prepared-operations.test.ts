@@ -568,6 +568,36 @@ describe.each(['single', 'distributed'] as const)(
   },
 );
 
+describe('what the subgraph refuses is answered alike by both forms', () => {
+  // The subgraph's coercion refuses a custom scalar's bad value (the supergraph's lets it
+  // through): a request error, 400 in one process and through the distributed gateway alike. A
+  // page over the largest size is the resolver's error (200, data null), alike too.
+  const refused: [string, Record<string, unknown>, string, number][] = [
+    ['a JSONObject that is a list', { p: [1] }, RELATED_OF, 400],
+    ['a JSONObject that is a string', { p: 'x' }, RELATED_OF, 400],
+    ['a page over the largest size', { p: 'well', n: 100_000 }, PAGE_OF, 200],
+  ];
+  for (const [name, variables, query, status] of refused)
+    it(name, async () => {
+      for (const kind of ['slow', 'fast'] as const)
+        for (const accept of [undefined, 'application/json', 'application/graphql-response+json']) {
+          const headers = { ...demo, ...(accept ? { accept } : {}) };
+          const [one, distributed] = await Promise.all(
+            [forms.single[kind], forms.distributed[kind]].map(async (app) => {
+              const r = await sent(await app.handle(post({ query, variables }, headers)()));
+              return {
+                status: r.status,
+                messages: (JSON.parse(r.body).errors ?? []).map((e: Error) => e.message),
+              };
+            }),
+          );
+          expect(one!.status, `${kind}, ${accept}`).toBe(status);
+          expect(one!.messages.length).toBeGreaterThan(0);
+          expect(distributed, `${kind}, ${accept}`).toEqual(one);
+        }
+    });
+});
+
 describe("a subgraph's prepared operations answer as its Yoga does", () => {
   const signer = new IdentitySigner(SECRET);
   const identity = (username: string | null, userGroup: string | null): Identity => ({

@@ -466,8 +466,16 @@ export function remoteSubgraph(
       if (!body || typeof body !== 'object' || (!('data' in body) && !body.errors)) {
         return unavailable(`unexpected answer with status ${status}`);
       }
+      // A request error (no `data`, status 400: variables that do not coerce, a limit) is the
+      // client's, as executeLocally marks it in one process: answered 400 by this gateway too,
+      // not 200 (Yoga writes the status, not the `http` extension that set it).
+      const refused = status === 400 && !('data' in body);
       const errors = body.errors?.map(
-        (e) => new GraphQLError(e.message, { path: e.path, extensions: { ...e.extensions } }),
+        (e) =>
+          new GraphQLError(e.message, {
+            path: e.path,
+            extensions: { ...e.extensions, ...(refused ? { http: { status: 400 } } : {}) },
+          }),
       );
       return {
         result: { ...body, ...(errors ? { errors } : {}) },
