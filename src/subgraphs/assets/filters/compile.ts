@@ -170,13 +170,16 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** The profile's default for a property, undefined where it has none (a null default is none). */
+function defaultOf(profile: EffectiveProfile, name: string): unknown {
+  return propertyInfo(profile, name)?.default ?? undefined;
+}
+
 /** The effective value of a property as jsonb, SQL NULL when missing (never JSON null). */
 function effectiveValue(profile: EffectiveProfile, alias: string, name: string): Sql {
   const value = sql`nullif(${column(alias, 'properties')} -> ${name}::text, 'null'::jsonb)`;
-  const fallback = propertyInfo(profile, name)?.default;
-  return fallback === undefined || fallback === null
-    ? value
-    : sql`coalesce(${value}, ${JSON.stringify(fallback)}::jsonb)`;
+  const fallback = defaultOf(profile, name);
+  return fallback === undefined ? value : sql`coalesce(${value}, ${JSON.stringify(fallback)}::jsonb)`;
 }
 
 /**
@@ -187,8 +190,7 @@ function effectiveValue(profile: EffectiveProfile, alias: string, name: string):
  * (docs/performance.md "Filters").
  */
 function typedValue(profile: EffectiveProfile, alias: string, name: string): { json: Sql; text: Sql } {
-  const fallback = propertyInfo(profile, name)?.default;
-  if (fallback !== undefined && fallback !== null) {
+  if (defaultOf(profile, name) !== undefined) {
     const json = effectiveValue(profile, alias, name);
     return { json, text: sql`${json} #>> '{}'` };
   }
@@ -217,21 +219,20 @@ const PATH_OPERATORS: Partial<Record<string, string>> = {
  * null otherwise. The operand is a JSON literal in the path, and the path is a bound parameter.
  */
 function pathComparison(
-  info: { type: string; default?: unknown },
+  type: string,
   op: string,
   name: string,
   operand: unknown,
   caseInsensitive: boolean,
 ): string | null {
-  if (info.default !== undefined && info.default !== null) return null;
   const operator = PATH_OPERATORS[op];
   if (!operator) return null;
   let literal: string;
-  if ((info.type === 'NUMBER' || info.type === 'INTEGER') && typeof operand === 'number') {
+  if ((type === 'NUMBER' || type === 'INTEGER') && typeof operand === 'number') {
     if (!Number.isFinite(operand)) return null;
     literal = JSON.stringify(operand);
   } else if (
-    (info.type === 'STRING' || info.type === 'ENUM' || info.type === 'DATE' || info.type === 'DATE_TIME') &&
+    (type === 'STRING' || type === 'ENUM' || type === 'DATE' || type === 'DATE_TIME') &&
     (op === 'equals' || op === 'notEquals') &&
     !caseInsensitive &&
     typeof operand === 'string' &&
@@ -268,8 +269,7 @@ function lookupNarrowing(
   alias: string,
 ): Sql | null {
   if (!profile.lookupNames.includes(p.name) || p.caseInsensitive === true) return null;
-  const fallback = propertyInfo(profile, p.name)?.default;
-  if (fallback !== undefined && fallback !== null) return null;
+  if (defaultOf(profile, p.name) !== undefined) return null;
   const values: unknown[] | null = given(p.equals) ? [p.equals] : given(p.in) ? [...p.in] : null;
   if (values === null) return null;
   const lookup = column(alias, 'lookup');
@@ -285,7 +285,10 @@ function compileComparison(p: AssetPropertyPredicateInput, profile: EffectivePro
   if (op === 'exists') return sql`((${value}) is not null) = ${p.exists}::boolean`;
   const operand = p[op];
   const compare = (expr: Sql) => sql`coalesce(${expr}, false)`;
-  const path = pathComparison(info, op, p.name, operand, p.caseInsensitive === true);
+  const path =
+    defaultOf(profile, p.name) === undefined
+      ? pathComparison(info.type, op, p.name, operand, p.caseInsensitive === true)
+      : null;
   if (path !== null) {
     const holds = compare(sql`${column(alias, 'properties')} @@ ${path}::jsonpath`);
     return op === 'notEquals' ? sql`(not ${holds})` : holds;
