@@ -32,3 +32,35 @@ export function rawClient(
       if (leaveAfterMs !== null) setTimeout(() => socket.destroy(), leaveAfterMs);
     });
 }
+
+/**
+ * A client that declares a body of `declared` bytes at `path` of `serverUrl`, sends only the first
+ * `sent` of `body` and goes away (the socket destroyed after `leaveAfterMs`); resolves with what
+ * it received, if anything.
+ */
+export function partialBodyClient(
+  serverUrl: string,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+  sent: number,
+  leaveAfterMs: number,
+): Promise<string> {
+  const { port } = new URL(serverUrl);
+  const head =
+    `POST ${path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n` +
+    Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  return new Promise<string>((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(head + body.slice(0, sent)));
+    let received = '';
+    socket.on('data', (b) => {
+      received += b.toString();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(received));
+    setTimeout(() => socket.destroy(), leaveAfterMs);
+  });
+}

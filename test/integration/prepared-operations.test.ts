@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
+import { GRAPHQL_PATH } from '../../src/gateway/gateway.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/observability/prometheus.ts';
 import { listen } from '../../src/server/listen.ts';
 import { ANONYMOUS, IDENTITY_HEADER, type Identity, IdentitySigner } from '../../src/shared/identity.ts';
@@ -13,7 +14,7 @@ import {
   type TestApp,
 } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
-import { rawClient } from '../helpers/raw-clients.ts';
+import { partialBodyClient, rawClient } from '../helpers/raw-clients.ts';
 
 /**
  * Prepared operations (src/gateway/plugins/use-prepared-operations.ts): a document the gateway
@@ -561,6 +562,17 @@ describe.each(['single', 'distributed'] as const)(
         // whatever of theirs was still running (answered 499, as the pipeline answers them).
         expect(await once(null)).toContain('HTTP/1.1 200');
         expect(await preparedCount()).toBeGreaterThanOrEqual(before + 1);
+        // Nor did clients that went away half-way through their body, however long it was.
+        const body = JSON.stringify({
+          query: PAGE_OF,
+          variables: { p: 'well', n: 3, pad: 'x'.repeat(2000) },
+        });
+        await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            partialBodyClient(server.url, GRAPHQL_PATH, body, demo, (i * 97) % body.length, 5 + i),
+          ),
+        );
+        expect(await withVariables(null)).toContain('HTTP/1.1 200');
       } finally {
         await server.close(100);
       }
@@ -730,4 +742,19 @@ describe("a subgraph's prepared operations answer as its Yoga does", () => {
       );
     });
   }
+
+  it('survives requests that go away half-way through their body, and serves the next', async () => {
+    const body = JSON.stringify({ query: PAGE });
+    const headers = { [IDENTITY_HEADER]: signer.sign(identity('demo', 'demo')) };
+    const url = subgraphs.fast.assets!;
+    await to('fast', 'assets', { query: PAGE }, headers);
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        partialBodyClient(url, '/graphql', body, headers, Math.floor(body.length / 2), 5 + i),
+      ),
+    );
+    const after = await to('fast', 'assets', { query: PAGE }, headers);
+    expect(after.status).toBe(200);
+    expect(((await after.json()) as { errors?: unknown }).errors).toBeUndefined();
+  });
 });
