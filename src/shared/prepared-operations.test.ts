@@ -54,4 +54,23 @@ describe('regularMediaType', () => {
     expect(regularMediaType('application/json; charset=latin1')).toBeNull();
     expect(regularMediaType('text/html')).toBeNull();
   });
+
+  it('decides a value again the same way, however many others came between', () => {
+    const values = (round: number) =>
+      Array.from({ length: 150 }, (_, i): [string, string | null] =>
+        i % 3 === 0
+          ? [`text/event-stream, x/y${i}`, null]
+          : i % 3 === 1
+            ? [`application/json, x/y${i}`, 'application/json']
+            : [
+                `application/graphql-response+json, x/y${i}${round ? ' ' : ''}`,
+                'application/graphql-response+json',
+              ],
+      );
+    for (const round of [0, 1, 0])
+      for (const [accept, chosen] of values(round)) expect(regularMediaType(accept)).toBe(chosen);
+    const long = `text/event-stream, ${'x/y,'.repeat(100)}`;
+    expect(regularMediaType(long)).toBeNull();
+    expect(regularMediaType(long)).toBeNull();
+  });
 });

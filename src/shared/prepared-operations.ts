@@ -112,6 +112,23 @@ const PROCESSORS = [['text/event-stream'], ['multipart/mixed'], REGULAR];
  * counts, the types are tried last to first, and the last match wins.
  */
 export function regularMediaType(accept: string | null): string | null {
+  // Clients send the same few values again and again: each decided once. A value longer than any
+  // browser's, or one past the first 64 seen since the last clearing, is decided anew.
+  if (accept === null || accept.length > MEDIA_TYPE_MEMO_LENGTH) return mediaTypeFor(accept);
+  let chosen = mediaTypes.get(accept);
+  if (chosen === undefined) {
+    chosen = mediaTypeFor(accept);
+    if (mediaTypes.size >= MEDIA_TYPE_MEMO_SIZE) mediaTypes.clear();
+    mediaTypes.set(accept, chosen);
+  }
+  return chosen;
+}
+
+const MEDIA_TYPE_MEMO_SIZE = 64;
+const MEDIA_TYPE_MEMO_LENGTH = 256;
+const mediaTypes = new Map<string, string | null>();
+
+function mediaTypeFor(accept: string | null): string | null {
   const asked: string[] = [];
   for (const one of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [type, ...params] = one.split(';');
