@@ -193,4 +193,41 @@ describe('the upstream timeout', () => {
       ).toContain('GATEWAY_TIMEOUT');
     }
   }, 20_000);
+
+  it("answers GATEWAY_TIMEOUT when a subgraph's answer starts but never ends", async () => {
+    // Headers and the first bytes of the body at once, then nothing: the timeout covers the body.
+    const trickle = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"data":{"assets":');
+      held.push(response);
+    });
+    await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(trickle.address() as AddressInfo).port}/graphql`;
+    const app = await startTestApp({
+      database,
+      role: { kind: 'gateway' },
+      config: {
+        secret: SECRET,
+        upstreamTimeoutMs: 300,
+        subgraphUrls: { assets: url, auth: url, issues: url },
+      },
+    });
+    try {
+      const started = Date.now();
+      const r = await app.graphql(
+        `{ assets(profile: "well") { all(first: 1) { edges { node { id } } } } }`,
+        {},
+        { 'x-svc-sessionid': await gateway.sessionFor('demo', 'demo') },
+      );
+      expect(
+        r.body.errors?.map((e) => e.extensions?.code),
+        JSON.stringify(r.body),
+      ).toContain('GATEWAY_TIMEOUT');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await app.close();
+      for (const response of held) response.destroy();
+      await new Promise((resolve) => trickle.close(resolve));
+    }
+  }, 20_000);
 });

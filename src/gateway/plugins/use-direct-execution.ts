@@ -436,6 +436,18 @@ export function remoteSubgraph(
       let responseHeaders: Headers;
       let text: string;
       let body: ExecutionResult;
+      // The whole exchange, answer's body included, within the timeout: one timer, cleared when
+      // it is over (AbortSignal.timeout would also register every signal for finalisation).
+      let timer: NodeJS.Timeout | undefined;
+      let signal: AbortSignal | undefined;
+      if (timeoutMs) {
+        const controller = new AbortController();
+        timer = setTimeout(
+          () => controller.abort(new DOMException('The upstream timed out', 'TimeoutError')),
+          timeoutMs,
+        );
+        signal = controller.signal;
+      }
       try {
         const response = await pool.request({
           path,
@@ -446,7 +458,7 @@ export function remoteSubgraph(
             operationName: operation.operationName ?? undefined,
             variables: operation.variableValues ?? undefined,
           }),
-          ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+          ...(signal ? { signal } : {}),
         });
         status = response.statusCode;
         responseHeaders = relayable(response.headers);
@@ -462,6 +474,8 @@ export function remoteSubgraph(
         if ((e as Error).name === 'TimeoutError')
           return { result: { data: null, errors: [upstreamTimedOut()] }, responseHeaders: new Headers() };
         return unavailable((e as Error).message);
+      } finally {
+        clearTimeout(timer);
       }
       if (!body || typeof body !== 'object' || (!('data' in body) && !body.errors)) {
         return unavailable(`unexpected answer with status ${status}`);
