@@ -192,6 +192,9 @@ export interface Subgraph {
   executeLocally(operation: LocalOperation): Promise<LocalResult>;
 }
 
+/** Where a subgraph serves GraphQL. */
+const GRAPHQL_PATH = '/graphql';
+
 /**
  * Builds a Federation v2 subgraph served by Yoga at `/graphql`. It never listens:
  * the caller chooses the transport (an HTTP server, the gateway's in-process fetch, or
@@ -254,6 +257,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     return { ...identity, clientIp };
   };
   const documents = createDocumentCache();
+  const maxBodyBytes = Math.max(documentLimits.maxBodyBytes, SUBGRAPH_MAX_BODY_BYTES);
   // Our gateway's requests for operations executed before, answered without Yoga's pipeline.
   const prepared: SubgraphPrepared | undefined =
     options.preparedOperations === false
@@ -274,7 +278,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
         });
   const yoga = createYoga<{ remoteAddress?: string }, C>({
     schema,
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     graphiql: false,
     logging: false,
@@ -345,11 +349,11 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
             return;
           }
           // The body read once (shared/request-body.ts), within a bound a router's requests fit.
+          // A request `handle` read already comes without one.
           if (request.body) {
-            const maximum = Math.max(documentLimits.maxBodyBytes, SUBGRAPH_MAX_BODY_BYTES);
-            const read = await readBody(request, maximum);
+            const read = await readBody(request, maxBodyBytes);
             if (!read) {
-              endResponse(bodyTooLarge(maximum));
+              endResponse(bodyTooLarge(maxBodyBytes));
               return;
             }
             setRequest(read.request);
@@ -383,7 +387,23 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     // (url, init) lets the server adapter build its own light request, not an undici Request.
     fetch: (input, init) =>
       input instanceof Request ? yoga.fetch(input) : yoga.fetch(input as URL, init ?? {}),
-    handle: (request, remoteAddress) => yoga.fetch(request, { remoteAddress }),
+    handle: async (request, remoteAddress) => {
+      // Our gateway's request for an operation prepared here is answered before Yoga's own server
+      // adapter (its request and context objects, its hooks), which only then serves what the
+      // prepared path does not answer, with the body already read. A request from a browser (an
+      // `Origin`, for Yoga's CORS headers) or without our identity goes to Yoga as it came.
+      if (
+        !prepared ||
+        request.method !== 'POST' ||
+        !request.headers.has(IDENTITY_HEADER) ||
+        request.headers.has('origin') ||
+        new URL(request.url).pathname !== GRAPHQL_PATH
+      )
+        return yoga.fetch(request, { remoteAddress });
+      const read = await readBody(request, maxBodyBytes);
+      if (!read) return bodyTooLarge(maxBodyBytes);
+      return (await prepared.answer(read.request)) ?? yoga.fetch(read.request, { remoteAddress });
+    },
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
       // Variables that do not coerce are answered before anything reads them as values (the

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_DOCUMENT_LIMITS, loadConfig } from '../../src/config/index.ts';
 import { GRAPHQL_PATH } from '../../src/gateway/gateway.ts';
+import { ANONYMOUS, IDENTITY_HEADER, IdentitySigner } from '../../src/shared/identity.ts';
 import { SUBGRAPH_MAX_BODY_BYTES } from '../../src/shared/request-body.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -190,11 +191,12 @@ describe('document limits at the gateway', () => {
 });
 
 describe('the body bound at a subgraph reached over HTTP', () => {
+  const SECRET = 'document-limits-secret-0123456789abcdef';
   let subgraph: TestApp;
   beforeAll(async () => {
     subgraph = await startTestApp({
       role: { kind: 'subgraph', name: 'auth' },
-      config: { documentLimits: LIMITS },
+      config: { documentLimits: LIMITS, secret: SECRET },
     });
   });
   afterAll(() => subgraph?.close());
@@ -224,6 +226,14 @@ describe('the body bound at a subgraph reached over HTTP', () => {
       limit: 'maxBodyBytes',
       maximum: SUBGRAPH_MAX_BODY_BYTES,
     });
+    // The same answer when the request carries an identity (read before Yoga, for its prepared
+    // operations: shared/subgraph.ts), whether or not the token verifies.
+    const over = { 'content-length': String(SUBGRAPH_MAX_BODY_BYTES + 1) };
+    for (const token of ['not a token', new IdentitySigner(SECRET).sign(ANONYMOUS)]) {
+      const withIdentity = await send(large, { ...over, [IDENTITY_HEADER]: token });
+      expect(withIdentity.status).toBe(413);
+      expect(await withIdentity.json()).toEqual(await (await send(large, over)).json());
+    }
     const broken = await send('{"query": ');
     expect(((await broken.json()) as Refusal['body']).errors?.[0]).toMatchObject({
       message: 'POST body sent invalid JSON.',
