@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
+import { heldToDeclaredLength } from '../shared/request-body.ts';
 import { ownedStream } from '../shared/streams.ts';
 
 export interface Listening {
@@ -16,8 +17,11 @@ export async function listen(
   port: number,
   host: string,
 ): Promise<Listening> {
-  const adapter = createServerAdapter<{ req?: IncomingMessage; res?: ServerResponse }>(async (request, ctx) =>
-    ownedBody(await handler(request, ctx.req?.socket?.remoteAddress), request, ctx.res),
+  const adapter = createServerAdapter<{ req?: IncomingMessage; res?: ServerResponse }>(
+    async (request, ctx) => {
+      if (ctx.req) heldToDeclaredLength(request);
+      return ownedBody(await handler(request, ctx.req?.socket?.remoteAddress), request, ctx.res);
+    },
   );
   const server = createServer(adapter);
   server.keepAliveTimeout = 65_000;
