@@ -400,9 +400,19 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
         new URL(request.url).pathname !== GRAPHQL_PATH
       )
         return yoga.fetch(request, { remoteAddress });
-      const read = await readBody(request, maxBodyBytes);
-      if (!read) return bodyTooLarge(maxBodyBytes);
-      return (await prepared.answer(read.request)) ?? yoga.fetch(read.request, { remoteAddress });
+      let read: Awaited<ReturnType<typeof readBody>>;
+      let answer: Response | undefined;
+      try {
+        read = await readBody(request, maxBodyBytes);
+        if (!read) return bodyTooLarge(maxBodyBytes);
+        answer = await prepared.answer(read.request);
+      } catch (e) {
+        // What would have failed in Yoga's hooks is answered as they answer it: masked (and
+        // logged in full), not thrown to the server adapter, which would show its stack.
+        if (request.signal.aborted) return new Response(null, { status: 499 });
+        return Response.json({ errors: [mask(e)] }, { status: 500 });
+      }
+      return answer ?? yoga.fetch(read.request, { remoteAddress });
     },
     async executeLocally(operation) {
       const base = baseContext(operation.identity, operation.requestId);
