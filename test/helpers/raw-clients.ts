@@ -12,29 +12,12 @@ export function rawClient(
   headers: Record<string, string>,
   until: string,
 ): (leaveAfterMs: number | null) => Promise<string> {
-  const raw =
-    'POST /api/graphql HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n' +
-    Object.entries(headers)
-      .map(([name, value]) => `${name}: ${value}\r\n`)
-      .join('') +
-    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-  const { port } = new URL(serverUrl);
-  return (leaveAfterMs) =>
-    new Promise<string>((resolve) => {
-      const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
-      let received = '';
-      socket.on('data', (b) => {
-        received += b.toString();
-        if (leaveAfterMs === null && received.includes(until)) socket.end();
-      });
-      socket.on('error', () => {});
-      socket.on('close', () => resolve(received));
-      if (leaveAfterMs !== null) setTimeout(() => socket.destroy(), leaveAfterMs);
-    });
+  const raw = requestHead('/api/graphql', headers, body) + body;
+  return (leaveAfterMs) => exchange(serverUrl, raw, leaveAfterMs, until);
 }
 
 /**
- * A client that declares a body of `declared` bytes at `path` of `serverUrl`, sends only the first
+ * A client that declares the whole of `body` at `path` of `serverUrl`, sends only the first
  * `sent` of `body` and goes away (the socket destroyed after `leaveAfterMs`); resolves with what
  * it received, if anything.
  */
@@ -46,21 +29,40 @@ export function partialBodyClient(
   sent: number,
   leaveAfterMs: number,
 ): Promise<string> {
-  const { port } = new URL(serverUrl);
-  const head =
+  return exchange(serverUrl, requestHead(path, headers, body) + body.slice(0, sent), leaveAfterMs);
+}
+
+/** A JSON POST's request line and headers, its length `body`'s. */
+function requestHead(path: string, headers: Record<string, string>, body: string): string {
+  return (
     `POST ${path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n` +
     Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('') +
-    `content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n`
+  );
+}
+
+/**
+ * Writes `raw` to `serverUrl` and resolves with all it received once the socket closes: destroyed
+ * after `leaveAfterMs`, or ended (with null) once the received text includes `until`.
+ */
+function exchange(
+  serverUrl: string,
+  raw: string,
+  leaveAfterMs: number | null,
+  until?: string,
+): Promise<string> {
+  const { port } = new URL(serverUrl);
   return new Promise<string>((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(head + body.slice(0, sent)));
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(raw));
     let received = '';
     socket.on('data', (b) => {
       received += b.toString();
+      if (leaveAfterMs === null && until !== undefined && received.includes(until)) socket.end();
     });
     socket.on('error', () => {});
     socket.on('close', () => resolve(received));
-    setTimeout(() => socket.destroy(), leaveAfterMs);
+    if (leaveAfterMs !== null) setTimeout(() => socket.destroy(), leaveAfterMs);
   });
 }
