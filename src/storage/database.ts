@@ -86,8 +86,9 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       connectionString: target.url,
       max: options.maxConnections ?? 10,
       ...RESILIENCE,
-      // pg's own client where nothing is to be named.
-      ...(preparedStatements > 0 ? { Client: preparingClient(preparedStatements) } : {}),
+      // Ours in every case: it names what is worth naming (none with 0) and awaits pg's answers
+      // without pg's own promise (prepared-statements.ts).
+      Client: preparingClient(preparedStatements),
       // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
       // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
       // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million
@@ -106,7 +107,13 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
   }
   if ('dataDir' in target) {
     const attached = attachToRunning(target.dataDir);
-    if (attached) return fromPool(new pg.Pool({ ...attached, max: 4 }), 'pglite', false, options);
+    if (attached)
+      return fromPool(
+        new pg.Pool({ ...attached, max: 4, Client: preparingClient(0) }),
+        'pglite',
+        false,
+        options,
+      );
   }
   return openEmbedded(target, options);
 }
