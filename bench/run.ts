@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { type AssetsBenchResult, assetsBench, assetsMarkdown } from './assets.ts';
 import { type AuthBenchResult, authBench, authMarkdown } from './auth.ts';
 import { exportsBench, exportsMarkdown } from './exports.ts';
+import { type GcBenchResult, gcBench, gcMarkdown } from './gc.ts';
 import { type HostileBenchResult, hostileBench, hostileMarkdown } from './hostile.ts';
 import { cpus } from './lib.ts';
 import { peersChart } from './peers/chart.ts';
@@ -84,6 +85,13 @@ if (wanted('exports')) {
   sections.push(exportsMarkdown(r));
 }
 
+if (wanted('gc')) {
+  process.stderr.write('bench: gc…\n');
+  const r = await gcBench({ quick, smoke });
+  results.gc = r;
+  sections.push(gcMarkdown(r));
+}
+
 if (wanted('hostile')) {
   process.stderr.write('bench: hostile…\n');
   const r = await hostileBench({ quick, smoke });
@@ -123,6 +131,7 @@ const markdown: Record<string, (r: never) => string> = {
   auth: authMarkdown,
   assets: assetsMarkdown,
   exports: exportsMarkdown,
+  gc: gcMarkdown,
   hostile: hostileMarkdown,
   soak: soakMarkdown,
 };
@@ -146,7 +155,13 @@ if (smoke) {
   process.stderr.write('bench: smoke run passed: every scenario ran, no request failed\n');
 }
 
-/** What a healthy smoke run never shows: a failed request, or a peer answering other data. */
+/** What the service's database layer may promote of a page statement, at most (kB). */
+const GC_MAX_PROMOTED_KB = 2;
+
+/**
+ * What a healthy smoke run never shows: a failed request, a peer answering other data, or a page
+ * statement's rows outliving it.
+ */
 function smokeProblems(r: typeof results): string[] {
   const problems: string[] = [];
   const auth = r.auth as AuthBenchResult | undefined;
@@ -162,6 +177,13 @@ function smokeProblems(r: typeof results): string[] {
   if (hostile?.restarted) problems.push('hostile: the server did not survive the noisy tenant');
   if (hostile && (hostile.hostile.documents === 0 || hostile.hostile.signIns === 0))
     problems.push(`hostile: the noisy tenant sent nothing (${JSON.stringify(hostile.hostile)})`);
+  const gc = r.gc as GcBenchResult | undefined;
+  if (gc?.skipped) problems.push(`gc skipped: ${gc.skipped}`);
+  // A page's rows are 14-20 kB: the service's layer lets them die young (docs/performance.md).
+  if (gc?.ours && gc.ours.promotedKb > GC_MAX_PROMOTED_KB)
+    problems.push(
+      `gc: the database layer promoted ${gc.ours.promotedKb} kB a statement (at most ${GC_MAX_PROMOTED_KB})`,
+    );
   const peers = r.peers as PeersResult | undefined;
   if (peers?.skipped) problems.push(`peers skipped: ${peers.skipped}`);
   for (const [system, cells] of Object.entries(peers?.cells ?? {}))
