@@ -78,9 +78,10 @@ export function useSessionIdentity(options: SessionIdentityOptions): SessionIden
       context.signedIdentity = () => (token ??= signer.sign(identity));
       context.responseHeaders = new Headers();
       const response = await next(request);
-      context.responseHeaders.forEach((value, key) => {
-        response.headers.append(key, value);
-      });
+      // A loop, not a callback: a closure over `response` would share this call's scope with
+      // `signedIdentity` above, and the answer would outlive the request with it
+      // (docs/performance.md, "Rows that outlived their statement").
+      for (const [key, value] of context.responseHeaders) response.headers.append(key, value);
       return response;
     },
     // Planned operations: the signed identity to every subgraph request, session changes back.
