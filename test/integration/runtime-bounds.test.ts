@@ -230,4 +230,50 @@ describe('the upstream timeout', () => {
       await new Promise((resolve) => trickle.close(resolve));
     }
   }, 20_000);
+
+  it('answers an error, at once, when a subgraph cuts its answer half-way, and serves the next request', async () => {
+    // Headers and half a body, then the connection closed: the exchange fails, nothing waits for
+    // the timeout, and the gateway's pool serves the next request over a new connection.
+    let cut = true;
+    const cutting = createServer((_request, response) => {
+      if (!cut) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{"data":{"assets":null}}');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      response.write('{"data":{"assets":', () => response.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => cutting.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(cutting.address() as AddressInfo).port}/graphql`;
+    const app = await startTestApp({
+      database,
+      role: { kind: 'gateway' },
+      config: {
+        secret: SECRET,
+        upstreamTimeoutMs: 10_000,
+        subgraphUrls: { assets: url, auth: url, issues: url },
+      },
+    });
+    try {
+      const session = await gateway.sessionFor('demo', 'demo');
+      const query = `{ assets(profile: "well") { all(first: 1) { edges { node { id } } } } }`;
+      const started = Date.now();
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => app.graphql(query, {}, { 'x-svc-sessionid': session })),
+      );
+      for (const r of answers) {
+        expect(r.body.data?.assets ?? null, JSON.stringify(r.body)).toBeNull();
+        expect(r.body.errors?.length, JSON.stringify(r.body)).toBeGreaterThan(0);
+        expect(JSON.stringify(r.body)).not.toContain('GATEWAY_TIMEOUT');
+      }
+      expect(Date.now() - started).toBeLessThan(5_000);
+      cut = false;
+      const next = await app.graphql(query, {}, { 'x-svc-sessionid': session });
+      expect(next.body, JSON.stringify(next.body)).toEqual({ data: { assets: null } });
+    } finally {
+      await app.close();
+      await new Promise((resolve) => cutting.close(resolve));
+    }
+  }, 20_000);
 });
