@@ -25,6 +25,7 @@ describe('the benchmarks’ smoke run', () => {
       'assetsBench',
       'authBench',
       'exportsBench',
+      'gcBench',
       'hostileBench',
       'peersBench',
       'soakBench',
