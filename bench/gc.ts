@@ -78,16 +78,22 @@ export async function gcBench(options: { quick: boolean; smoke: boolean }): Prom
   }
 }
 
-/** Sums the young collections' trace lines between the probe's marks. */
+/**
+ * Sums the young collections' trace lines between the probe's marks, told by the time each line
+ * carries (ms since the process started), not by where it falls in the output: V8 writes through
+ * the C library's buffer, the marks do not.
+ */
 export function gcCell(trace: string, statements: number): GcCell {
-  const lines = trace.split('\n');
-  const start = lines.indexOf('PROBE-START');
-  const end = lines.findIndex((l) => l.startsWith('PROBE '));
-  if (start < 0 || end < 0) throw new Error(`gc probe: no marks in its output:\n${trace.slice(-2000)}`);
+  const start = Number(/^PROBE-START (\d+(?:\.\d+)?)$/m.exec(trace)?.[1]);
+  const end = Number(/^PROBE \d+ (\d+(?:\.\d+)?)$/m.exec(trace)?.[1]);
+  if (!(start >= 0 && end > start))
+    throw new Error(`gc probe: no marks in its output:\n${trace.slice(-2000)}`);
   let allocated = 0;
   let promoted = 0;
   let full = 0;
-  for (const line of lines.slice(start + 1, end)) {
+  for (const line of trace.split('\n')) {
+    const at = Number(/^\[[^\]]*\]\s+(\d+(?:\.\d+)?) ms: /.exec(line)?.[1]);
+    if (!(at >= start && at <= end)) continue;
     if (/ gc=(mc|ms) /.test(line)) full++;
     if (!/ gc=s /.test(line)) continue;
     allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
