@@ -3,7 +3,7 @@
  * (docs/security.md): fields resolved per request, related assets per request, the statement
  * timeout, and the timeout on every gateway→subgraph request.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +147,20 @@ describe('the statement timeout', () => {
 });
 
 describe('the upstream timeout', () => {
+  /** A stand-in for every subgraph, served by `handle`, and its URL. */
+  async function fakeSubgraph(handle: RequestListener): Promise<{ server: Server; url: string }> {
+    const server = createServer(handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` };
+  }
+
+  /** The gateway's configuration with every subgraph at `url`. */
+  const reaching = (url: string, upstreamTimeoutMs: number) => ({
+    secret: SECRET,
+    upstreamTimeoutMs,
+    subgraphUrls: { assets: url, auth: url, issues: url },
+  });
+
   let hung: Server;
   const held: import('node:http').ServerResponse[] = [];
   let gateway: TestApp;
@@ -154,16 +168,11 @@ describe('the upstream timeout', () => {
 
   beforeAll(async () => {
     // Subgraphs that take every request and never answer.
-    hung = createServer((_request, response) => {
+    let url: string;
+    ({ server: hung, url } = await fakeSubgraph((_request, response) => {
       held.push(response);
-    });
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}/graphql`;
-    const config = {
-      secret: SECRET,
-      upstreamTimeoutMs: 300,
-      subgraphUrls: { assets: url, auth: url, issues: url },
-    };
+    }));
+    const config = reaching(url, 300);
     gateway = await startTestApp({ database, role: { kind: 'gateway' }, config });
     planned = await startTestApp({
       database,
@@ -196,22 +205,12 @@ describe('the upstream timeout', () => {
 
   it("answers GATEWAY_TIMEOUT when a subgraph's answer starts but never ends", async () => {
     // Headers and the first bytes of the body at once, then nothing: the timeout covers the body.
-    const trickle = createServer((_request, response) => {
+    const { server: trickle, url } = await fakeSubgraph((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.write('{"data":{"assets":');
       held.push(response);
     });
-    await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(trickle.address() as AddressInfo).port}/graphql`;
-    const app = await startTestApp({
-      database,
-      role: { kind: 'gateway' },
-      config: {
-        secret: SECRET,
-        upstreamTimeoutMs: 300,
-        subgraphUrls: { assets: url, auth: url, issues: url },
-      },
-    });
+    const app = await startTestApp({ database, role: { kind: 'gateway' }, config: reaching(url, 300) });
     try {
       const started = Date.now();
       const r = await app.graphql(
@@ -235,7 +234,7 @@ describe('the upstream timeout', () => {
     // Headers and half a body, then the connection closed: the exchange fails, nothing waits for
     // the timeout, and the gateway's pool serves the next request over a new connection.
     let cut = true;
-    const cutting = createServer((_request, response) => {
+    const { server: cutting, url } = await fakeSubgraph((_request, response) => {
       if (!cut) {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end('{"data":{"assets":null}}');
@@ -244,16 +243,10 @@ describe('the upstream timeout', () => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
       response.write('{"data":{"assets":', () => response.socket?.destroy());
     });
-    await new Promise<void>((resolve) => cutting.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(cutting.address() as AddressInfo).port}/graphql`;
     const app = await startTestApp({
       database,
       role: { kind: 'gateway' },
-      config: {
-        secret: SECRET,
-        upstreamTimeoutMs: 10_000,
-        subgraphUrls: { assets: url, auth: url, issues: url },
-      },
+      config: reaching(url, 10_000),
     });
     try {
       const session = await gateway.sessionFor('demo', 'demo');
