@@ -82,11 +82,27 @@ export function preparingClient(perConnection: number): typeof pg.Client {
     #sent(config: any, values?: any, callback?: any): any {
       if (typeof values === 'function' || typeof callback === 'function')
         return super.query(config, values, callback);
-      return new Promise<pg.QueryResult>((resolve, reject) => {
-        const answered = (e: Error | null, result: pg.QueryResult) => (e ? reject(e) : resolve(result));
-        if (values === undefined) super.query(config, answered);
-        else super.query(config, values, answered);
-      });
+      return this.#answered(config, values);
+    }
+
+    /**
+     * A failed statement's error is made where pg reads the socket, so its stack leads there and no
+     * further. As pg's promise form does, it is taken again where the caller awaits it: the
+     * stack then leads back through the awaiting functions (the repository, the resolver) that sent
+     * the statement, which a log line of an unexpected database error needs.
+     */
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query is overloaded many ways
+    async #answered(config: any, values: any): Promise<pg.QueryResult> {
+      try {
+        return await new Promise<pg.QueryResult>((resolve, reject) => {
+          const answered = (e: Error | null, result: pg.QueryResult) => (e ? reject(e) : resolve(result));
+          if (values === undefined) super.query(config, answered);
+          else super.query(config, values, answered);
+        });
+      } catch (e) {
+        if (e instanceof Error) Error.captureStackTrace(e);
+        throw e;
+      }
     }
 
     async #run(text: string, values: unknown[], idle: boolean): Promise<pg.QueryResult> {

@@ -370,4 +370,31 @@ describe.runIf(postgres)('statements prepared by name (PostgreSQL)', () => {
       await db.close();
     }
   });
+
+  it("leads a failed statement's stack back to the function that sent it, named or not, prepared statements on or off", async () => {
+    for (const cap of [0, 10]) {
+      const db = await open(cap);
+      try {
+        const missing = `no_such_table_${randomUUID().replace(/-/g, '')}`;
+        // A named async function sending on a checked-out connection, as the import and export
+        // code does (Kysely adds its caller's stack itself): the stack must lead back to it, not
+        // end at pg's socket read.
+        async function sendsTheBadStatement() {
+          await onOne(db, (c) => c.query(`select * from ${missing} where a = $1`, [1]));
+        }
+        // The first run is sent unnamed, the second (with prepared statements on) by name.
+        for (let i = 0; i < 3; i++) {
+          const error = await sendsTheBadStatement().then(
+            () => undefined,
+            (e: unknown) => e as Error & { code?: string },
+          );
+          expect(error?.code).toBe('42P01');
+          expect(error?.message).toContain(missing);
+          expect(error?.stack).toContain('sendsTheBadStatement');
+        }
+      } finally {
+        await db.close();
+      }
+    }
+  });
 });
