@@ -1,26 +1,34 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { BIN, graphql, signedInUser, startServer } from './lib.ts';
+import { startPinned } from './peers/procs.ts';
 
 const run = promisify(execFile);
 
-/** What one database layer costs the collector, per statement. */
+/** What the collector does for each of `count` statements or requests, one after another. */
 export interface GcCell {
-  statements: number;
-  /** Bytes allocated in the young generation, per statement (KB). */
+  count: number;
+  /** Bytes allocated in the young generation, each (KB). */
   allocatedKb: number;
-  /** Bytes moved to the old generation by young collections, per statement (KB). */
+  /** Bytes moved to the old generation by young collections, each (KB). */
   promotedKb: number;
-  /** Full collections during the counted statements. */
+  /** Full collections while they ran. */
   fullCollections: number;
 }
 
 export interface GcBenchResult {
   skipped?: string;
   rows: number;
+  /** A page statement through the service's database layer. */
   ours?: GcCell;
+  /** The same through Kysely over pg's own promise. */
   pg?: GcCell;
+  /** A Q1 page request (100 wells, 5 properties) answered by the whole service in one process, over HTTP. */
+  service?: GcCell;
+  /** The same answered by the distributed form: the gateway's collector (the subgraphs are not traced). */
+  gateway?: GcCell;
 }
 
 /**
@@ -71,11 +79,104 @@ export async function gcBench(options: { quick: boolean; smoke: boolean }): Prom
       );
       return gcCell(stdout, statements);
     };
-    return { rows, ours: await probe('ours'), pg: await probe('pg') };
+    return {
+      rows,
+      ours: await probe('ours'),
+      pg: await probe('pg'),
+      ...(await serviceCells(options.smoke ? 400 : options.quick ? 2000 : 10_000)),
+    };
   } finally {
     await c.query(`drop database if exists ${own} with (force)`).catch(() => {});
     await c.end();
   }
+}
+
+const FIVE = JSON.stringify(['name', 'status', 'depth', 'uwi', 'facilityId']);
+/** The peers bench's Q1: the first page of 100 wells, five properties each. */
+const Q1 = `{ assets(profile: "well") { all(first: 100) { edges { node { id properties(only: ${FIVE}) } } } } }`;
+
+/**
+ * The whole service answering Q1 `requests` times, one after another, from this process over
+ * HTTP: in one process (`assetql serve`), then distributed (`serve --gateway` in front of the three
+ * `serve --subgraph`), PostgreSQL. V8's trace of the traced process's collections between two
+ * marks it prints when signalled (bench/gc-marks.ts). Anything of a request kept past its answer
+ * (a closure over it in a long-lived scope, a driver's promise) shows here as promoted bytes.
+ */
+async function serviceCells(requests: number): Promise<{ service: GcCell; gateway: GcCell }> {
+  const flags = ['--trace-gc-nvp', '--import', join(import.meta.dirname, 'gc-marks.ts')];
+  const server = await startServer({ ASSETQL_DEMO_DATA: 'false' }, { flags });
+  try {
+    await server.cli(['demo', 'generate', '--assets', '2000', '--group', 'gc']);
+    const headers = { 'x-svc-sessionid': await signedInUser(server, 'gc') };
+    const service = await traced(server.url, server.child, headers, requests);
+    const subgraphs = await Promise.all(
+      (['assets', 'auth', 'issues'] as const).map((name) =>
+        startPinned(`subgraph ${name}`, BIN, ['serve', '--subgraph', name], server.env),
+      ),
+    );
+    try {
+      const gateway = await startPinned(
+        'gateway',
+        BIN,
+        ['serve', '--gateway'],
+        {
+          ...server.env,
+          ASSETQL_SUBGRAPH_ASSETS_URL: subgraphs[0]!.url,
+          ASSETQL_SUBGRAPH_AUTH_URL: subgraphs[1]!.url,
+          ASSETQL_SUBGRAPH_ISSUES_URL: subgraphs[2]!.url,
+        },
+        ['--max-semi-space-size=16', ...flags],
+      );
+      try {
+        // It prints its GraphQL URL; graphql() adds the path itself.
+        const origin = gateway.url.replace(/\/api\/graphql$/, '');
+        return { service, gateway: await traced(origin, gateway.child, headers, requests) };
+      } finally {
+        await gateway.stop();
+      }
+    } finally {
+      await Promise.all(subgraphs.map((s) => s.stop()));
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+/** Q1 `requests` times from `url` between two marks of `child`, which is then stopped for its trace. */
+async function traced(
+  url: string,
+  child: ChildProcess,
+  headers: Record<string, string>,
+  requests: number,
+): Promise<GcCell> {
+  let trace = '';
+  child.stdout!.on('data', (b: Buffer) => {
+    trace += b.toString();
+  });
+  const ended = new Promise((resolve) => child.stdout!.once('end', resolve));
+  const page = async () => {
+    const r = await graphql(url, Q1, {}, headers);
+    if (r.body.errors || r.body.data?.assets?.all?.edges?.length !== 100)
+      throw new Error(`gc: Q1 answered ${JSON.stringify(r.body).slice(0, 500)}`);
+  };
+  const mark = async (name: string) => {
+    child.kill('SIGUSR2');
+    const shown = new RegExp(`^${name} `, 'm');
+    for (let waited = 0; !shown.test(trace); waited += 10) {
+      if (waited > 10_000) throw new Error(`gc: the service printed no ${name} mark`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  // Warm-up: compiled code, caches and prepared statements settle before the counted part.
+  for (let i = 0; i < 300; i++) await page();
+  await mark('PROBE-START');
+  for (let i = 0; i < requests; i++) await page();
+  await mark('PROBE-END');
+  // V8 writes its trace through the C library's buffer, flushed when the process exits.
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.all([exited, ended]);
+  return gcCell(trace, requests);
 }
 
 /**
@@ -83,9 +184,9 @@ export async function gcBench(options: { quick: boolean; smoke: boolean }): Prom
  * carries (ms since the process started), not by where it falls in the output: V8 writes through
  * the C library's buffer, the marks do not.
  */
-export function gcCell(trace: string, statements: number): GcCell {
+export function gcCell(trace: string, count: number): GcCell {
   const start = Number(/^PROBE-START (\d+(?:\.\d+)?)$/m.exec(trace)?.[1]);
-  const end = Number(/^PROBE \d+ (\d+(?:\.\d+)?)$/m.exec(trace)?.[1]);
+  const end = Number(/^PROBE(?:-END| \d+) (\d+(?:\.\d+)?)$/m.exec(trace)?.[1]);
   if (!(start >= 0 && end > start))
     throw new Error(`gc probe: no marks in its output:\n${trace.slice(-2000)}`);
   let allocated = 0;
@@ -99,14 +200,14 @@ export function gcCell(trace: string, statements: number): GcCell {
     allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
     promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
   }
-  const kb = (bytes: number) => Math.round((bytes / 1024 / statements) * 100) / 100;
-  return { statements, allocatedKb: kb(allocated), promotedKb: kb(promoted), fullCollections: full };
+  const kb = (bytes: number) => Math.round((bytes / 1024 / count) * 100) / 100;
+  return { count, allocatedKb: kb(allocated), promotedKb: kb(promoted), fullCollections: full };
 }
 
 export function gcMarkdown(r: GcBenchResult): string {
   if (r.skipped || !r.ours || !r.pg) return `## Collector\n\nSkipped: ${r.skipped ?? 'no result'}.\n`;
   const row = (name: string, c: GcCell) =>
-    `| ${name} | ${c.statements} | ${c.allocatedKb} | ${c.promotedKb} | ${c.fullCollections} |`;
+    `| ${name} | ${c.count} | ${c.allocatedKb} | ${c.promotedKb} | ${c.fullCollections} |`;
   return [
     '## Collector',
     '',
@@ -117,5 +218,16 @@ export function gcMarkdown(r: GcBenchResult): string {
     row("the service's (callback form)", r.ours),
     row("Kysely over pg's own promise", r.pg),
     '',
+    ...(r.service
+      ? [
+          'The whole service answering Q1, a page of 100 wells with five properties each, over HTTP, one request after another, on PostgreSQL; the same trace, per request: in one process (`assetql serve`), and at the gateway of the distributed form (`serve --gateway` in front of three `serve --subgraph`).',
+          '',
+          '| service | requests | allocated (KB) | promoted (KB) | full collections |',
+          '|---|---|---|---|---|',
+          row('one process', r.service),
+          ...(r.gateway ? [row('the gateway of the distributed form', r.gateway)] : []),
+          '',
+        ]
+      : []),
   ].join('\n');
 }

@@ -46,7 +46,13 @@ export interface Server {
  * Starts `assetql serve` in its own process, pinned to CPU 0 when `taskset` exists, so the
  * load generator (this process) does not share its core. PostgreSQL when DATABASE_URL is set.
  */
-export async function startServer(extraEnv: Record<string, string> = {}): Promise<Server> {
+export async function startServer(
+  extraEnv: Record<string, string> = {},
+  options: {
+    /** Node's own flags for the server (`--trace-gc-nvp`), after the service's. */
+    flags?: readonly string[];
+  } = {},
+): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aq-bench-'));
   // Each scenario gets a database of its own on the server DATABASE_URL names, dropped after.
   const admin = process.env.DATABASE_URL;
@@ -79,7 +85,10 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     ));
   // The same V8 flag as `npm start` and the `assetql` command's shebang; BENCH_SERVER_FLAGS adds
   // Node's own (`--cpu-prof`, `--trace-gc`) to look into a run.
-  const flags = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const flags = [
+    ...(options.flags ?? []),
+    ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []),
+  ];
   const node = [process.execPath, '--max-semi-space-size=16', ...flags, BIN, 'serve'];
   const child = pinned
     ? spawn('taskset', ['-c', '0', ...node], { env, stdio: ['ignore', 'pipe', 'pipe'] })

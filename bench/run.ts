@@ -183,6 +183,18 @@ function smokeProblems(r: typeof results): string[] {
     problems.push(
       `gc: the database layer promoted ${gc.ours.promotedKb} kB a statement (at most ${GC_MAX_PROMOTED_KB})`,
     );
+  // The whole service answering a Q1 page: under half a kB promoted a request, where a closure that
+  // kept a request's answer or rows alive promoted 18-47 kB (docs/performance.md). At most this many.
+  const GC_MAX_SERVICE_PROMOTED_KB = 5;
+  if (gc && !gc.skipped && !(gc.service && gc.gateway)) problems.push('gc: the service was not measured');
+  for (const [where, cell] of [
+    ['the service in one process', gc?.service],
+    ['the distributed gateway', gc?.gateway],
+  ] as const)
+    if (cell && cell.promotedKb > GC_MAX_SERVICE_PROMOTED_KB)
+      problems.push(
+        `gc: ${where} promoted ${cell.promotedKb} kB a Q1 request (at most ${GC_MAX_SERVICE_PROMOTED_KB})`,
+      );
   const peers = r.peers as PeersResult | undefined;
   if (peers?.skipped) problems.push(`peers skipped: ${peers.skipped}`);
   for (const [system, cells] of Object.entries(peers?.cells ?? {}))

@@ -24,9 +24,11 @@ export function startPinned(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv,
+  /** Node's own flags (`--trace-gc-nvp`). */
+  flags: readonly string[] = [],
 ): Promise<Proc> {
   // resolve, not join: `script` is relative to the root (a peer) or absolute (the built bin.js).
-  const command = [process.execPath, resolve(ROOT, script), ...args];
+  const command = [process.execPath, ...flags, resolve(ROOT, script), ...args];
   const child = spawn(
     cpus.pin ? 'taskset' : command[0]!,
     cpus.pin ? ['-c', '0', ...command] : command.slice(1),
