@@ -1,5 +1,6 @@
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import type { Config } from '../config/index.ts';
+import type { Tracing } from '../observability/active.ts';
 import { createDocumentCache, useDocumentCache } from '../shared/document-cache.ts';
 import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -75,10 +76,14 @@ export interface GatewayOptions {
   ready: () => Promise<boolean>;
   /** Where requests are counted and timed; off unless given (docs/operations.md#metrics). */
   metrics?: Metrics;
-  /** Tracing, when on (src/observability/tracing.ts): its plugins, and spans for direct execution. */
+  /**
+   * Tracing, when on (src/observability/tracing.ts): its plugins, spans for direct execution, and
+   * the spans of prepared operations, which skip the plugins' pipeline.
+   */
   tracing?: {
     plugins: readonly Plugin[];
     traceSubgraphCall: NonNullable<DirectExecutionOptions['traceSubgraphCall']>;
+    tracePrepared: Tracing['tracePrepared'];
   };
 }
 
@@ -128,10 +133,10 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   // Parsed documents kept between requests (bounded by size), and the operations of theirs that
   // one subgraph answers alone or that are joined, answered again without the runtime's pipeline
-  // (plugins/use-prepared-operations.ts). Not with tracing on: its spans are the pipeline's.
+  // (plugins/use-prepared-operations.ts); with tracing on, in spans of their own.
   const documents = createDocumentCache();
   const prepared =
-    config.directExecution && config.preparedOperations && !options.tracing
+    config.directExecution && config.preparedOperations
       ? new PreparedOperations<DirectTarget>(documents, { variables: true })
       : undefined;
   // Queries one subgraph answers but for fields others add to its entities, executed as those
@@ -201,6 +206,8 @@ export function createGateway(options: GatewayOptions): Gateway {
             documentLimits,
             inputLimits,
             metrics,
+            traceSubgraphCall: options.tracing?.traceSubgraphCall,
+            trace: options.tracing?.tracePrepared,
           }),
         ]
       : []),

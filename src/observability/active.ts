@@ -21,6 +21,17 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
 
 type Handler = (request: Request, remoteAddress?: string) => Promise<Response>;
 
+/** What the spans of a prepared operation show of it. */
+export interface PreparedSpan {
+  /** The operation's own name, if it has one. */
+  name: string | null;
+  type: 'query' | 'mutation' | 'subscription';
+  /** The document as the client sent it. */
+  document: string;
+  /** The correlation id (`x-request-id`). */
+  requestId: string | undefined;
+}
+
 /** What the rest of assetql uses of tracing; the SDK stays in src/observability/tracing.ts. */
 export interface Tracing {
   /** Gateway plugins: Hive Gateway's OpenTelemetry plugin, and the correlation id on its spans. */
@@ -35,6 +46,13 @@ export interface Tracing {
    * gateway sent in `traceparent`, so that its SQL spans join the gateway's trace.
    */
   traceRequests(handle: Handler, name: string): Handler;
+  /**
+   * A GraphQL request the gateway answers as a prepared operation, which skips the runtime's
+   * pipeline and so its spans: `run` in a server span (`POST /api/graphql`, continuing a client's
+   * `traceparent`) and an operation span (`graphql.operation <name>`) of our own, which the
+   * subgraph call and its SQL join.
+   */
+  tracePrepared(request: Request, operation: PreparedSpan, run: () => Promise<Response>): Promise<Response>;
   /** Sends the spans still buffered and stops. */
   shutdown(): Promise<void>;
 }

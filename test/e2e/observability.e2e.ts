@@ -63,11 +63,18 @@ async function start(name: string, args: string[], env: Record<string, string>) 
 async function graphql(
   url: string,
   query: string,
-  options: { variables?: unknown; operationName?: string; session?: string; requestId?: string } = {},
+  options: {
+    variables?: unknown;
+    operationName?: string;
+    session?: string;
+    requestId?: string;
+    headers?: Record<string, string>;
+  } = {},
 ) {
   const response = await fetch(url, {
     method: 'POST',
     headers: {
+      ...options.headers,
       'content-type': 'application/json',
       ...(options.session ? { 'x-svc-sessionid': options.session } : {}),
       ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
@@ -113,7 +120,8 @@ describe('the single process', () => {
   let api: string;
   let metricsUrl: string;
   let exportedBytes = 0;
-  let wellsRequestId = '';
+  const wellsRequestIds: string[] = [];
+  let session = '';
 
   beforeAll(async () => {
     const env = serveEnv(SECRET, {
@@ -132,10 +140,10 @@ describe('the single process', () => {
     // over the address's limit, and more operation names than the metrics label.
     const wrong = await graphql(api, SIGN_IN, { variables: { password: 'wrong' } });
     expect(wrong.body.data.signIn.errors[0].type).toBe('NOT_AUTHORIZED');
-    const session = await signIn(api);
+    session = await signIn(api);
     for (let i = 0; i < 3; i++) {
-      wellsRequestId = `wells-${i}`;
-      const { body } = await graphql(api, WELLS, { session, requestId: wellsRequestId });
+      wellsRequestIds.push(`wells-${i}`);
+      const { body } = await graphql(api, WELLS, { session, requestId: wellsRequestIds[i] });
       expect(body.data.assetProfiles.byId.assets.edges.length).toBe(3);
     }
     const aliases = ['a', 'b', 'c', 'd'].map((a) => `${a}: assetProfiles { __typename }`).join(' ');
@@ -229,25 +237,68 @@ describe('the single process', () => {
   });
 
   it('sends one trace per request: gateway, subgraph and SQL spans, with the correlation id', async () => {
-    const spans = await receiver.waitFor((all) =>
-      all.some(
-        (s) => s.attributes[REQUEST_ID_ATTRIBUTE] === wellsRequestId && s.name === 'POST /api/graphql',
-      ),
-    );
-    const traceId = spans.find((s) => s.attributes[REQUEST_ID_ATTRIBUTE] === wellsRequestId)!.traceId;
-    await receiver.waitFor((all) => all.some((s) => s.traceId === traceId && s.name.startsWith('pg.query')));
-    const trace = receiver.spans.filter((s) => s.traceId === traceId);
-    const names = trace.map((s) => s.name);
-    expect(names).toContain('POST /api/graphql');
-    expect(names).toContain('graphql.operation Wells');
-    expect(names).toContain('subgraph.execute (assets)');
-    expect(names.some((n) => n.startsWith('pg.query'))).toBe(true);
-    expect(new Set(trace.map((s) => s.service))).toEqual(new Set(['assetql']));
-    // One tree: every span but the root has its parent in the trace.
-    const ids = new Set(trace.map((s) => s.spanId));
-    expect(trace.filter((s) => !ids.has(s.parentSpanId)).map((s) => s.name)).toEqual(['POST /api/graphql']);
+    // The first request goes through the runtime's pipeline; the last, the same operation again,
+    // is answered as a prepared one (docs/performance.md#prepared-operations), in spans of our
+    // own: both traces show the same request, operation, subgraph call and SQL.
+    for (const [requestId, prepared] of [
+      [wellsRequestIds[0]!, false],
+      [wellsRequestIds[2]!, true],
+    ] as const) {
+      const trace = await traceOf(requestId);
+      const names = trace.map((s) => s.name);
+      expect(names).toContain('POST /api/graphql');
+      expect(names).toContain('graphql.operation Wells');
+      expect(names).toContain('subgraph.execute (assets)');
+      expect(names.some((n) => n.startsWith('pg.query'))).toBe(true);
+      expect(new Set(trace.map((s) => s.service))).toEqual(new Set(['assetql']));
+      // One tree: every span but the root has its parent in the trace.
+      const ids = new Set(trace.map((s) => s.spanId));
+      const roots = trace.filter((s) => !ids.has(s.parentSpanId));
+      expect(roots.map((s) => s.name)).toEqual(['POST /api/graphql']);
+      expect(roots[0]!.attributes[REQUEST_ID_ATTRIBUTE]).toBe(requestId);
+      expect(Boolean(roots[0]!.attributes['assetql.prepared_operation'])).toBe(prepared);
+      // The pipeline's parse and validate happen only on its own path.
+      expect(names.includes('graphql.parse')).toBe(!prepared);
+    }
     expect(receiver.rejected).toBe(0);
   });
+
+  it("continues a client's trace on the prepared path, and makes none the client's sampling declined", async () => {
+    const client = '0af7651916cd43dd8448eb211c80319c';
+    const parent = 'b7ad6b7169203331';
+    const traced = await graphql(api, WELLS, {
+      session,
+      requestId: 'wells-traceparent',
+      headers: { traceparent: `00-${client}-${parent}-01` },
+    });
+    expect(traced.body.data.assetProfiles.byId.assets.edges.length).toBe(3);
+    const trace = await traceOf('wells-traceparent');
+    const root = trace.find((s) => s.name === 'POST /api/graphql')!;
+    expect(root.traceId).toBe(client);
+    expect(root.parentSpanId).toBe(parent);
+    expect(root.attributes['assetql.prepared_operation']).toBe(true);
+
+    const declined = await graphql(api, WELLS, {
+      session,
+      requestId: 'wells-unsampled',
+      headers: { traceparent: `00-${'1'.repeat(32)}-${parent}-00` },
+    });
+    expect(declined.body.data.assetProfiles.byId.assets.edges.length).toBe(3);
+    // Spans of a later request arrive, none of the unsampled one's.
+    await graphql(api, WELLS, { session, requestId: 'wells-after' });
+    await traceOf('wells-after');
+    expect(receiver.spans.filter((s) => s.traceId === '1'.repeat(32))).toEqual([]);
+  });
+
+  /** The spans of the request with this correlation id, once its SQL's have arrived. */
+  async function traceOf(requestId: string) {
+    const spans = await receiver.waitFor((all) =>
+      all.some((s) => s.attributes[REQUEST_ID_ATTRIBUTE] === requestId && s.name === 'POST /api/graphql'),
+    );
+    const traceId = spans.find((s) => s.attributes[REQUEST_ID_ATTRIBUTE] === requestId)!.traceId;
+    await receiver.waitFor((all) => all.some((s) => s.traceId === traceId && s.name.startsWith('pg.query')));
+    return receiver.spans.filter((s) => s.traceId === traceId);
+  }
 });
 
 describe('the distributed form', () => {
@@ -271,12 +322,21 @@ describe('the distributed form', () => {
     });
   }, 120_000);
 
-  it('carries one trace from the gateway through a subgraph process to its SQL', async () => {
+  it('carries one trace from the gateway through a subgraph process to its SQL, prepared or not', async () => {
     const session = await signIn(gateway.url);
-    const { body } = await graphql(gateway.url, WELLS, { session, requestId: 'distributed-trace' });
-    expect(body.data.assetProfiles.byId.assets.edges.length).toBe(3);
+    // By the third time, the gateway answers the operation as a prepared one (its document is
+    // kept once seen twice).
+    for (let i = 0; i < 3; i++) {
+      const { body } = await graphql(gateway.url, WELLS, { session, requestId: `distributed-trace-${i}` });
+      expect(body.data.assetProfiles.byId.assets.edges.length).toBe(3);
+    }
+    await expectOneTrace('distributed-trace-0', false);
+    await expectOneTrace('distributed-trace-2', true);
+  });
+
+  async function expectOneTrace(requestId: string, prepared: boolean) {
     const traced = (s: { attributes: Record<string, unknown> }) =>
-      s.attributes[REQUEST_ID_ATTRIBUTE] === 'distributed-trace';
+      s.attributes[REQUEST_ID_ATTRIBUTE] === requestId;
     await receiver.waitFor((all) => all.some((s) => traced(s) && s.service === 'assetql-gateway'));
     const traceId = receiver.spans.find((s) => traced(s) && s.service === 'assetql-gateway')!.traceId;
     await receiver.waitFor((all) =>
@@ -287,22 +347,25 @@ describe('the distributed form', () => {
     const trace = receiver.spans.filter((s) => s.traceId === traceId);
     const server = trace.find((s) => s.service === 'assetql-assets' && s.name === 'POST /graphql');
     expect(server, trace.map((s) => `${s.service} ${s.name}`).join('\n')).toBeDefined();
-    expect(server!.attributes[REQUEST_ID_ATTRIBUTE]).toBe('distributed-trace');
+    expect(server!.attributes[REQUEST_ID_ATTRIBUTE]).toBe(requestId);
     // The subgraph's span is a child of the gateway's call to it (W3C traceparent over HTTP).
     const parent = trace.find((s) => s.spanId === server!.parentSpanId);
     expect(parent?.service).toBe('assetql-gateway');
     expect(parent?.name).toBe('subgraph.execute (assets)');
-    expect(trace.find((s) => s.name === 'POST /api/graphql')?.service).toBe('assetql-gateway');
-  });
+    const root = trace.find((s) => s.name === 'POST /api/graphql');
+    expect(root?.service).toBe('assetql-gateway');
+    expect(Boolean(root?.attributes['assetql.prepared_operation'])).toBe(prepared);
+  }
 
   it('serves metrics from every process', async () => {
     await graphql(gateway.url, SIGN_IN, { variables: { password: 'wrong' } });
     const [atGateway, atAuth, atAssets, atIssues] = await Promise.all(
       [gateway, subgraphs.auth!, subgraphs.assets!, subgraphs.issues!].map((p) => scrape(p.metricsUrl)),
     );
+    // The three Wells requests of the trace test, prepared or not.
     expect(
       sample(atGateway!, 'assetql_subgraph_request_duration_seconds_count', { subgraph: 'assets' }),
-    ).toBe(1);
+    ).toBe(3);
     expect(sample(atGateway!, 'assetql_subgraph_request_duration_seconds_count', { subgraph: 'auth' })).toBe(
       2,
     );

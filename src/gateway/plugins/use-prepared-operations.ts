@@ -1,5 +1,6 @@
-import { type ExecutionResult, getVariableValues } from 'graphql';
+import { type ExecutionResult, getOperationAST, getVariableValues } from 'graphql';
 import type { DocumentLimits } from '../../config/index.ts';
+import type { Tracing } from '../../observability/active.ts';
 import { checkInputs, type InputLimits } from '../../shared/input-limits.ts';
 import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
 import {
@@ -30,6 +31,10 @@ export interface PreparedOperationsOptions {
   documentLimits: DocumentLimits;
   inputLimits: InputLimits;
   metrics?: Metrics;
+  /** With tracing on: the subgraph call in a span of its own, as direct execution makes it. */
+  traceSubgraphCall?: Parameters<typeof runDirect>[3]['traceSubgraphCall'];
+  /** With tracing on: runs the answer in the spans the runtime's pipeline would have made (src/observability/tracing.ts). */
+  trace?: Tracing['tracePrepared'];
 }
 
 type Context = CorrelationContext & IdentityContext & MetricsContext & PreparedContext & JoinedContext;
@@ -82,50 +87,71 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
       if (options.cors && request.headers.has('origin') && options.cors(request)) return next(request);
       const prepared = options.operations.find(asked.query, asked.operationName);
       if (!prepared || !variablesPass(prepared, asked.variables, request)) return next(request);
-
-      // A client that has gone away is answered as the pipeline answers it (the runtime's fetch
-      // rejects, and the masked-errors hook answers 499): before, nothing is executed for it.
-      request.signal.throwIfAborted();
-      const target = prepared.subgraph;
-      let result: ExecutionResult;
-      if (isJoined(target)) {
-        const joined = await target.run(asked.variables ?? {}, context);
-        request.signal.throwIfAborted();
-        // Declined: the planner executes it, in the pipeline.
-        if (!joined) {
-          context.joinedDeclined = true;
-          return next(request);
-        }
-        result = joined;
-      } else {
-        ({ result } = await runDirect(
-          target,
-          {
-            document: prepared.document,
-            operationName: prepared.operationName,
-            variableValues: asked.variables,
-            // variablesPass coerced them against the supergraph (LocalOperation.variablesCoerced).
-            variablesCoerced: true,
-          },
-          context,
-          options,
-        ));
-        request.signal.throwIfAborted();
-      }
-      const seen = context.metricsSeen;
-      if (seen) {
-        seen.requested = asked.operationName;
-        seen.executed = prepared.name;
-      }
-      if (result.errors?.length || result.extensions?.http) {
-        context.preparedResult = result;
-        return next(request);
-      }
-      metrics.preparedOperation();
-      return options.respond(resultText(result), {
-        status: 200,
-        headers: { 'Content-Type': `${asked.mediaType}; charset=utf-8` },
-      });
+      if (!options.trace) return answer(request, context, next, prepared, asked);
+      // A request handed back to the pipeline below makes the pipeline's spans too, inside these.
+      return options.trace(
+        request,
+        {
+          name: prepared.name,
+          type: getOperationAST(prepared.document, prepared.operationName)?.operation ?? 'query',
+          document: asked.query,
+          requestId: context.requestId,
+        },
+        () => answer(request, context, next, prepared, asked),
+      );
     },
   };
+
+  /** Executes a prepared operation whose request passed every check, and answers it. */
+  async function answer(
+    request: Request,
+    context: Context,
+    next: (request: Request) => Promise<Response>,
+    prepared: PreparedOperation<DirectTarget>,
+    asked: NonNullable<ReturnType<typeof preparedRequest>>,
+  ): Promise<Response> {
+    // A client that has gone away is answered as the pipeline answers it (the runtime's fetch
+    // rejects, and the masked-errors hook answers 499): before, nothing is executed for it.
+    request.signal.throwIfAborted();
+    const target = prepared.subgraph;
+    let result: ExecutionResult;
+    if (isJoined(target)) {
+      const joined = await target.run(asked.variables ?? {}, context);
+      request.signal.throwIfAborted();
+      // Declined: the planner executes it, in the pipeline.
+      if (!joined) {
+        context.joinedDeclined = true;
+        return next(request);
+      }
+      result = joined;
+    } else {
+      ({ result } = await runDirect(
+        target,
+        {
+          document: prepared.document,
+          operationName: prepared.operationName,
+          variableValues: asked.variables,
+          // variablesPass coerced them against the supergraph (LocalOperation.variablesCoerced).
+          variablesCoerced: true,
+        },
+        context,
+        options,
+      ));
+      request.signal.throwIfAborted();
+    }
+    const seen = context.metricsSeen;
+    if (seen) {
+      seen.requested = asked.operationName;
+      seen.executed = prepared.name;
+    }
+    if (result.errors?.length || result.extensions?.http) {
+      context.preparedResult = result;
+      return next(request);
+    }
+    metrics.preparedOperation();
+    return options.respond(resultText(result), {
+      status: 200,
+      headers: { 'Content-Type': `${asked.mediaType}; charset=utf-8` },
+    });
+  }
 }
