@@ -4,5 +4,6 @@
 // the same clock.
 let marks = 0;
 process.on('SIGUSR2', () => {
-  process.stdout.write(`${marks++ === 0 ? 'PROBE-START' : 'PROBE-END'} ${performance.now()}\n`);
+  // On a line of its own: V8's trace reaches the pipe in blocks that may end mid-line.
+  process.stdout.write(`\n${marks++ === 0 ? 'PROBE-START' : 'PROBE-END'} ${performance.now()}\n`);
 });

@@ -109,12 +109,14 @@ async function serviceCells(requests: number): Promise<{ service: GcCell; gatewa
     await server.cli(['demo', 'generate', '--assets', '2000', '--group', 'gc']);
     const headers = { 'x-svc-sessionid': await signedInUser(server, 'gc') };
     const service = await traced(server.url, server.child, headers, requests);
-    const subgraphs = await Promise.all(
+    const started = await Promise.allSettled(
       (['assets', 'auth', 'issues'] as const).map((name) =>
         startPinned(`subgraph ${name}`, BIN, ['serve', '--subgraph', name], server.env),
       ),
     );
+    const subgraphs = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     try {
+      for (const s of started) if (s.status === 'rejected') throw s.reason;
       const gateway = await startPinned(
         'gateway',
         BIN,
@@ -172,10 +174,13 @@ async function traced(
   await mark('PROBE-START');
   for (let i = 0; i < requests; i++) await page();
   await mark('PROBE-END');
-  // V8 writes its trace through the C library's buffer, flushed when the process exits.
+  // V8 writes its trace through the C library's buffer, flushed when the process exits; one that
+  // does not drain in time is killed (and the run fails on the trace it did not write).
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
+  const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
   await Promise.all([exited, ended]);
+  clearTimeout(kill);
   return gcCell(trace, requests);
 }
 

@@ -195,6 +195,14 @@ function smokeProblems(r: typeof results): string[] {
       problems.push(
         `gc: ${where} promoted ${cell.promotedKb} kB a Q1 request (at most ${GC_MAX_SERVICE_PROMOTED_KB})`,
       );
+  // A window without one young collection measured nothing (the trace not read, or its format
+  // changed): it must not pass for a bound met.
+  for (const [where, cell] of [
+    ['the database layer', gc?.ours],
+    ['the service in one process', gc?.service],
+    ['the distributed gateway', gc?.gateway],
+  ] as const)
+    if (cell && !(cell.allocatedKb > 0)) problems.push(`gc: no young collection traced for ${where}`);
   const peers = r.peers as PeersResult | undefined;
   if (peers?.skipped) problems.push(`peers skipped: ${peers.skipped}`);
   for (const [system, cells] of Object.entries(peers?.cells ?? {}))
