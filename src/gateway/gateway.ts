@@ -83,7 +83,7 @@ export interface GatewayOptions {
   tracing?: {
     plugins: readonly Plugin[];
     traceSubgraphCall: NonNullable<DirectExecutionOptions['traceSubgraphCall']>;
-    tracePrepared: Tracing['tracePrepared'];
+    prepared: Pick<Tracing, 'tracePrepared' | 'handedBack'>;
   };
 }
 
@@ -207,7 +207,7 @@ export function createGateway(options: GatewayOptions): Gateway {
             inputLimits,
             metrics,
             traceSubgraphCall: options.tracing?.traceSubgraphCall,
-            trace: options.tracing?.tracePrepared,
+            trace: options.tracing?.prepared,
           }),
         ]
       : []),

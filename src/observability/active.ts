@@ -28,6 +28,8 @@ export interface PreparedSpan {
   type: 'query' | 'mutation' | 'subscription';
   /** The document as the client sent it. */
   document: string;
+  /** The request URL's path. */
+  pathname: string;
   /** The correlation id (`x-request-id`). */
   requestId: string | undefined;
 }
@@ -53,6 +55,12 @@ export interface Tracing {
    * subgraph call and its SQL join.
    */
   tracePrepared(request: Request, operation: PreparedSpan, run: () => Promise<Response>): Promise<Response>;
+  /**
+   * Inside `tracePrepared`: the prepared path executed the operation and hands its result, with
+   * `errors` errors, to the pipeline to shape. The operation span notes them, and the pipeline
+   * makes no spans of its own for the request (it would trace one request twice).
+   */
+  handedBack(request: Request, errors: number): void;
   /** Sends the spans still buffered and stops. */
   shutdown(): Promise<void>;
 }

@@ -25,6 +25,12 @@ export const REQUEST_ID_ATTRIBUTE = 'assetql.request_id';
  * this before importing anything else, and only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
  */
 export function startTracing(serviceName: string): Tracing {
+  // Spans only. Left unset, these make the SDK export metrics and logs of its own over OTLP as
+  // well: the `pg` instrumentation's histograms, recorded for every statement, would go to the
+  // collector beside the Prometheus metrics (docs/operations.md#metrics), and cost each statement
+  // their recording. An operator who wants them sets them (`otlp`).
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME ?? serviceName,
     // SQL spans only inside a request's trace: the pool's own housekeeping makes no traces.
@@ -32,10 +38,12 @@ export function startTracing(serviceName: string): Tracing {
   });
   sdk.start();
   const tracer = trace.getTracer('assetql');
+  // Hive Gateway's plugin, once the gateway has asked for it: told which requests it must not trace.
+  let otel: ReturnType<typeof useOpenTelemetry> | undefined;
 
   const tracing: Tracing = {
     gatewayPlugins() {
-      const otel = useOpenTelemetry({
+      otel = useOpenTelemetry({
         traces: { tracer },
         // Continue a trace the client started, and send it on to the subgraphs.
         inheritContext: true,
@@ -44,35 +52,28 @@ export function startTracing(serviceName: string): Tracing {
         // Spans are flushed by shutdown(), after the process has drained.
         flushOnDispose: false,
       });
+      const plugin = otel;
       const correlation: Plugin<CorrelationContext> = {
         onParams({ request, context: serverContext }) {
           const { requestId } = serverContext as Partial<CorrelationContext>;
           if (!requestId) return;
           // On the request's span and on the operation's, where a trace viewer shows them.
-          const http = otel.getHttpContext(request);
+          const http = plugin.getHttpContext(request);
           if (http) trace.getSpan(http)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
-          const operation = otel.getActiveContext({ request, context: serverContext });
+          const operation = plugin.getActiveContext({ request, context: serverContext });
           trace.getSpan(operation)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
         },
       };
-      return [otel as unknown as Plugin, correlation as Plugin];
+      return [plugin as unknown as Plugin, correlation as Plugin];
     },
     traceSubgraphCall(subgraph, run) {
       return tracer.startActiveSpan(
         `subgraph.execute (${subgraph})`,
-        { kind: SpanKind.CLIENT },
-        async (span) => {
-          span.setAttribute('hive.gateway.upstream.subgraph.name', subgraph);
+        { kind: SpanKind.CLIENT, attributes: { 'hive.gateway.upstream.subgraph.name': subgraph } },
+        (span) => {
           const headers: Record<string, string> = {};
           propagation.inject(context.active(), headers);
-          try {
-            return await run(headers);
-          } catch (e) {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
-            throw e;
-          } finally {
-            span.end();
-          }
+          return ended(span, run(headers));
         },
       );
     },
@@ -81,57 +82,49 @@ export function startTracing(serviceName: string): Tracing {
         const { pathname } = new URL(request.url);
         // Probes come every few seconds from the orchestrator and the gateway: no traces.
         if (pathname === '/healthz' || pathname === '/readyz') return handle(request, remoteAddress);
-        const carrier = Object.fromEntries(request.headers);
-        const parent = propagation.extract(context.active(), carrier);
+        const route = pathname.startsWith('/exports/') ? '/exports/{token}' : pathname;
+        const requestId = request.headers.get(REQUEST_ID_HEADER);
         return tracer.startActiveSpan(
-          `${request.method} ${pathname.startsWith('/exports/') ? '/exports/{token}' : pathname}`,
+          `${request.method} ${route}`,
           {
             kind: SpanKind.SERVER,
             attributes: {
               'http.request.method': request.method,
-              'url.path': pathname.startsWith('/exports/') ? '/exports/{token}' : pathname,
+              'url.path': route,
               'service.role': name,
-              ...(request.headers.get(REQUEST_ID_HEADER)
-                ? { [REQUEST_ID_ATTRIBUTE]: request.headers.get(REQUEST_ID_HEADER)! }
-                : {}),
+              ...(requestId ? { [REQUEST_ID_ATTRIBUTE]: requestId } : {}),
             },
           },
-          parent,
-          async (span) => {
-            try {
-              const response = await handle(request, remoteAddress);
-              span.setAttribute('http.response.status_code', response.status);
-              if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-              return response;
-            } catch (e) {
-              span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
-              throw e;
-            } finally {
-              span.end();
-            }
-          },
+          propagation.extract(context.active(), request.headers, HEADERS),
+          (span) =>
+            ended(
+              span,
+              handle(request, remoteAddress).then((response) => {
+                span.setAttribute('http.response.status_code', response.status);
+                if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+                return response;
+              }),
+            ),
         );
       };
     },
     tracePrepared(request, operation, run) {
-      const parent = propagation.extract(context.active(), request.headers, HEADERS);
-      const { pathname } = new URL(request.url);
       const requestId = operation.requestId ? { [REQUEST_ID_ATTRIBUTE]: operation.requestId } : {};
-      // The names and attributes of Hive Gateway's own spans for the same request, so that a
-      // trace viewer finds and shows both paths alike.
+      // The names of Hive Gateway's own spans for the same request, and their main attributes,
+      // so that a trace viewer finds and shows both paths alike.
       return tracer.startActiveSpan(
-        `${request.method} ${pathname}`,
+        `${request.method} ${operation.pathname}`,
         {
           kind: SpanKind.SERVER,
           attributes: {
             'http.method': request.method,
             'http.url': request.url,
-            'http.route': pathname,
+            'http.route': operation.pathname,
             'assetql.prepared_operation': true,
             ...requestId,
           },
         },
-        parent,
+        propagation.extract(context.active(), request.headers, HEADERS),
         (http) =>
           ended(
             http,
@@ -156,6 +149,13 @@ export function startTracing(serviceName: string): Tracing {
               }),
           ),
       );
+    },
+    handedBack(request, errors) {
+      // The operation span of tracePrepared is the active one here.
+      const span = trace.getActiveSpan();
+      span?.setAttribute('hive.graphql.error.count', errors);
+      if (errors > 0) span?.setStatus({ code: SpanStatusCode.ERROR });
+      otel?.ignoreRequest(request);
     },
     shutdown: () => sdk.shutdown(),
   };

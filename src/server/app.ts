@@ -246,7 +246,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       tracing: tracing && {
         plugins: tracing.gatewayPlugins(),
         traceSubgraphCall: (name, run) => tracing.traceSubgraphCall(name, run),
-        tracePrepared: (request, operation, run) => tracing.tracePrepared(request, operation, run),
+        prepared: tracing,
       },
     });
     handle = gateway.handle;

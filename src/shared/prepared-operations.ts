@@ -63,6 +63,7 @@ export class PreparedOperations<S> {
         document,
         operationName: operationName ?? null,
         name: operation.name?.value ?? null,
+        type: operation.operation,
         variableDefinitions: operation.variableDefinitions ?? [],
         subgraph,
         ...(schema ? { schema } : {}),
@@ -93,6 +94,8 @@ export interface PreparedOperation<S> {
   operationName: string | null;
   /** The operation's own name, as the metrics record it. */
   name: string | null;
+  /** A query or a mutation (subscriptions are never prepared). */
+  type: 'query' | 'mutation';
   /** What its variables must be: none when it takes none. */
   variableDefinitions: readonly VariableDefinitionNode[];
   subgraph: S;

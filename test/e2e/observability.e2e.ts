@@ -49,6 +49,10 @@ const observed = (extra: Record<string, string> = {}) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
   OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
   OTEL_BSP_SCHEDULE_DELAY: '100',
+  // Metrics or logs exported over OTLP would reach the receiver within the run, which counts
+  // anything but traces as rejected: spans only.
+  OTEL_METRIC_EXPORT_INTERVAL: '200',
+  OTEL_BLRP_SCHEDULE_DELAY: '200',
   ...extra,
 });
 
@@ -290,6 +294,32 @@ describe('the single process', () => {
     expect(receiver.spans.filter((s) => s.traceId === '1'.repeat(32))).toEqual([]);
   });
 
+  it('traces a prepared request handed to the pipeline for its errors once, with them', async () => {
+    // Anonymous, the page is refused: executed on the prepared path, shaped by the pipeline.
+    const refused = await graphql(api, WELLS, { requestId: 'wells-anonymous' });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const spans = await receiver.waitFor((all) =>
+      all.some(
+        (s) => s.attributes[REQUEST_ID_ATTRIBUTE] === 'wells-anonymous' && s.name === 'POST /api/graphql',
+      ),
+    );
+    const traceId = spans.find((s) => s.attributes[REQUEST_ID_ATTRIBUTE] === 'wells-anonymous')!.traceId;
+    // Spans of a later request arrive after every span of this one.
+    await graphql(api, WELLS, { session, requestId: 'wells-after-anonymous' });
+    await traceOf('wells-after-anonymous');
+    const trace = receiver.spans.filter((s) => s.traceId === traceId);
+    const names = trace.map((s) => s.name).sort();
+    expect(names.filter((n) => n === 'POST /api/graphql')).toHaveLength(1);
+    expect(names.filter((n) => n.startsWith('graphql.operation'))).toEqual(['graphql.operation Wells']);
+    expect(names).toContain('subgraph.execute (assets)');
+    expect(names).not.toContain('graphql.parse');
+    const operation = trace.find((s) => s.name === 'graphql.operation Wells')!;
+    expect(operation.attributes['hive.graphql.error.count']).toBe(1);
+    expect(trace.find((s) => s.name === 'POST /api/graphql')!.attributes['assetql.prepared_operation']).toBe(
+      true,
+    );
+  });
+
   /** The spans of the request with this correlation id, once its SQL's have arrived. */
   async function traceOf(requestId: string) {
     const spans = await receiver.waitFor((all) =>
@@ -332,6 +362,7 @@ describe('the distributed form', () => {
     }
     await expectOneTrace('distributed-trace-0', false);
     await expectOneTrace('distributed-trace-2', true);
+    expect(receiver.rejected).toBe(0);
   });
 
   async function expectOneTrace(requestId: string, prepared: boolean) {

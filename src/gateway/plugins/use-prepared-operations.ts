@@ -1,4 +1,4 @@
-import { type ExecutionResult, getOperationAST, getVariableValues } from 'graphql';
+import { type ExecutionResult, getVariableValues } from 'graphql';
 import type { DocumentLimits } from '../../config/index.ts';
 import type { Tracing } from '../../observability/active.ts';
 import { checkInputs, type InputLimits } from '../../shared/input-limits.ts';
@@ -33,8 +33,11 @@ export interface PreparedOperationsOptions {
   metrics?: Metrics;
   /** With tracing on: the subgraph call in a span of its own, as direct execution makes it. */
   traceSubgraphCall?: Parameters<typeof runDirect>[3]['traceSubgraphCall'];
-  /** With tracing on: runs the answer in the spans the runtime's pipeline would have made (src/observability/tracing.ts). */
-  trace?: Tracing['tracePrepared'];
+  /**
+   * With tracing on: the answer in spans of its own, in place of the runtime pipeline's, which it
+   * skips; a result handed to the pipeline makes none of the pipeline's (src/observability/tracing.ts).
+   */
+  trace?: Pick<Tracing, 'tracePrepared' | 'handedBack'>;
 }
 
 type Context = CorrelationContext & IdentityContext & MetricsContext & PreparedContext & JoinedContext;
@@ -88,13 +91,13 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
       const prepared = options.operations.find(asked.query, asked.operationName);
       if (!prepared || !variablesPass(prepared, asked.variables, request)) return next(request);
       if (!options.trace) return answer(request, context, next, prepared, asked);
-      // A request handed back to the pipeline below makes the pipeline's spans too, inside these.
-      return options.trace(
+      return options.trace.tracePrepared(
         request,
         {
           name: prepared.name,
-          type: getOperationAST(prepared.document, prepared.operationName)?.operation ?? 'query',
+          type: prepared.type,
           document: asked.query,
+          pathname: context.pathname,
           requestId: context.requestId,
         },
         () => answer(request, context, next, prepared, asked),
@@ -118,7 +121,7 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
     if (isJoined(target)) {
       const joined = await target.run(asked.variables ?? {}, context);
       request.signal.throwIfAborted();
-      // Declined: the planner executes it, in the pipeline.
+      // Declined: the planner executes it, in the pipeline (in its own spans, inside these).
       if (!joined) {
         context.joinedDeclined = true;
         return next(request);
@@ -146,6 +149,7 @@ export function usePreparedOperations(options: PreparedOperationsOptions): Plugi
     }
     if (result.errors?.length || result.extensions?.http) {
       context.preparedResult = result;
+      options.trace?.handedBack(request, result.errors?.length ?? 0);
       return next(request);
     }
     metrics.preparedOperation();
