@@ -73,7 +73,7 @@ export function startTracing(serviceName: string): Tracing {
         (span) => {
           const headers: Record<string, string> = {};
           propagation.inject(context.active(), headers);
-          return ended(span, run(headers));
+          return ended(span, () => run(headers));
         },
       );
     },
@@ -97,14 +97,12 @@ export function startTracing(serviceName: string): Tracing {
           },
           propagation.extract(context.active(), request.headers, HEADERS),
           (span) =>
-            ended(
-              span,
-              handle(request, remoteAddress).then((response) => {
-                span.setAttribute('http.response.status_code', response.status);
-                if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-                return response;
-              }),
-            ),
+            ended(span, async () => {
+              const response = await handle(request, remoteAddress);
+              span.setAttribute('http.response.status_code', response.status);
+              if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+              return response;
+            }),
         );
       };
     },
@@ -126,28 +124,24 @@ export function startTracing(serviceName: string): Tracing {
         },
         propagation.extract(context.active(), request.headers, HEADERS),
         (http) =>
-          ended(
-            http,
-            tracer
-              .startActiveSpan(
-                `graphql.operation${operation.name ? ` ${operation.name}` : ''}`,
-                {
-                  kind: SpanKind.INTERNAL,
-                  attributes: {
-                    'graphql.document': operation.document,
-                    'graphql.operation.type': operation.type,
-                    ...(operation.name ? { 'graphql.operation.name': operation.name } : {}),
-                    ...requestId,
-                  },
+          ended(http, async () => {
+            const response = await tracer.startActiveSpan(
+              `graphql.operation${operation.name ? ` ${operation.name}` : ''}`,
+              {
+                kind: SpanKind.INTERNAL,
+                attributes: {
+                  'graphql.document': operation.document,
+                  'graphql.operation.type': operation.type,
+                  ...(operation.name ? { 'graphql.operation.name': operation.name } : {}),
+                  ...requestId,
                 },
-                (span) => ended(span, run()),
-              )
-              .then((response) => {
-                http.setAttribute('http.status_code', response.status);
-                if (!response.ok) http.setStatus({ code: SpanStatusCode.ERROR });
-                return response;
-              }),
-          ),
+              },
+              (span) => ended(span, run),
+            );
+            http.setAttribute('http.status_code', response.status);
+            if (!response.ok) http.setStatus({ code: SpanStatusCode.ERROR });
+            return response;
+          }),
       );
     },
     handedBack(request, errors) {
@@ -163,10 +157,10 @@ export function startTracing(serviceName: string): Tracing {
   return tracing;
 }
 
-/** A span ended when `work` settles, marked as an error if it fails. */
-async function ended<T>(span: Span, work: Promise<T>): Promise<T> {
+/** Runs `work` and ends the span when it settles, marked as an error if it fails (or throws). */
+async function ended<T>(span: Span, work: () => Promise<T>): Promise<T> {
   try {
-    return await work;
+    return await work();
   } catch (e) {
     span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
     throw e;
