@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { BIN, graphql, signedInUser, startServer } from './lib.ts';
 import { startPinned } from './peers/procs.ts';
+import { pageDocument } from './peers.ts';
 
 const run = promisify(execFile);
 
@@ -91,9 +92,8 @@ export async function gcBench(options: { quick: boolean; smoke: boolean }): Prom
   }
 }
 
-const FIVE = JSON.stringify(['name', 'status', 'depth', 'uwi', 'facilityId']);
 /** The peers bench's Q1: the first page of 100 wells, five properties each. */
-const Q1 = `{ assets(profile: "well") { all(first: 100) { edges { node { id properties(only: ${FIVE}) } } } } }`;
+const Q1 = pageDocument('first: 100');
 
 /**
  * The whole service answering Q1 `requests` times, one after another, from this process over

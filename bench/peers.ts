@@ -109,6 +109,10 @@ const GROUP = 'bench';
 const FIVE = ['name', 'status', 'depth', 'uwi', 'facilityId'];
 const FIVE_GQL = JSON.stringify(FIVE);
 const FILTER_ID = 'bench-wells';
+
+/** A page of wells with five properties each, `args` given to `all` (Q1 is `first: 100`). */
+export const pageDocument = (args: string) =>
+  `{ assets(profile: "well") { all(${args}) { edges { node { id properties(only: ${FIVE_GQL}) } } } } }`;
 const CONNECTIONS = 8;
 const RATE = 50;
 const SESSION_RATE = 300;
@@ -165,10 +169,7 @@ function graphqlShapes(url: string, w: World): Record<ShapeName, Shape> {
     headers: { 'content-type': 'application/json', 'x-svc-sessionid': w.sessionId },
     body: JSON.stringify({ query, ...(variables ? { variables } : {}) }),
   });
-  const page = (args: string) =>
-    post(
-      `{ assets(profile: "well") { all(${args}) { edges { node { id properties(only: ${FIVE_GQL}) } } } } }`,
-    );
+  const page = (args: string) => post(pageDocument(args));
   const edges = (b: any) => pageOf(b.data.assets.all.edges.map((e: any) => e.node));
   return {
     Q1: { request: page('first: 100'), canonical: edges },

@@ -176,33 +176,22 @@ function smokeProblems(r: typeof results): string[] {
     problems.push(`hostile: the noisy tenant sent nothing (${JSON.stringify(hostile.hostile)})`);
   const gc = r.gc as GcBenchResult | undefined;
   if (gc?.skipped) problems.push(`gc skipped: ${gc.skipped}`);
-  // A page's rows are 14-20 kB: the service's layer lets them die young (docs/performance.md).
-  // At most this many kB of a page statement promoted.
-  const GC_MAX_PROMOTED_KB = 2;
-  if (gc?.ours && gc.ours.promotedKb > GC_MAX_PROMOTED_KB)
-    problems.push(
-      `gc: the database layer promoted ${gc.ours.promotedKb} kB a statement (at most ${GC_MAX_PROMOTED_KB})`,
-    );
-  // The whole service answering a Q1 page: under half a kB promoted a request, where a closure that
-  // kept a request's answer or rows alive promoted 18-47 kB (docs/performance.md). At most this many.
-  const GC_MAX_SERVICE_PROMOTED_KB = 5;
   if (gc && !gc.skipped && !(gc.service && gc.gateway)) problems.push('gc: the service was not measured');
-  for (const [where, cell] of [
-    ['the service in one process', gc?.service],
-    ['the distributed gateway', gc?.gateway],
-  ] as const)
-    if (cell && cell.promotedKb > GC_MAX_SERVICE_PROMOTED_KB)
-      problems.push(
-        `gc: ${where} promoted ${cell.promotedKb} kB a Q1 request (at most ${GC_MAX_SERVICE_PROMOTED_KB})`,
-      );
-  // A window without one young collection measured nothing (the trace not read, or its format
-  // changed): it must not pass for a bound met.
-  for (const [where, cell] of [
-    ['the database layer', gc?.ours],
-    ['the service in one process', gc?.service],
-    ['the distributed gateway', gc?.gateway],
-  ] as const)
-    if (cell && !(cell.allocatedKb > 0)) problems.push(`gc: no young collection traced for ${where}`);
+  // At most this many kB promoted: a page's rows are 14-20 kB, and the service's layer lets them
+  // die young; the whole service answering Q1 promotes under half a kB a request, where a closure
+  // that kept a request's answer or rows alive promoted 18-47 kB (docs/performance.md).
+  for (const [where, each, cell, bound] of [
+    ['the database layer', 'a statement', gc?.ours, 2],
+    ['the service in one process', 'a Q1 request', gc?.service, 5],
+    ['the distributed gateway', 'a Q1 request', gc?.gateway, 5],
+  ] as const) {
+    if (!cell) continue;
+    // A window without one young collection measured nothing (the trace not read, or its format
+    // changed): it must not pass for a bound met.
+    if (!(cell.allocatedKb > 0)) problems.push(`gc: no young collection traced for ${where}`);
+    if (cell.promotedKb > bound)
+      problems.push(`gc: ${where} promoted ${cell.promotedKb} kB ${each} (at most ${bound})`);
+  }
   const peers = r.peers as PeersResult | undefined;
   if (peers?.skipped) problems.push(`peers skipped: ${peers.skipped}`);
   for (const [system, cells] of Object.entries(peers?.cells ?? {}))

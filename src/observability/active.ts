@@ -25,7 +25,8 @@ type Handler = (request: Request, remoteAddress?: string) => Promise<Response>;
 export interface PreparedSpan {
   /** The operation's own name, if it has one. */
   name: string | null;
-  type: 'query' | 'mutation' | 'subscription';
+  /** Subscriptions are never prepared. */
+  type: 'query' | 'mutation';
   /** The document as the client sent it. */
   document: string;
   /** The request URL's path. */

@@ -43,7 +43,7 @@ export function startTracing(serviceName: string): Tracing {
 
   const tracing: Tracing = {
     gatewayPlugins() {
-      otel = useOpenTelemetry({
+      const plugin = useOpenTelemetry({
         traces: { tracer },
         // Continue a trace the client started, and send it on to the subgraphs.
         inheritContext: true,
@@ -52,7 +52,7 @@ export function startTracing(serviceName: string): Tracing {
         // Spans are flushed by shutdown(), after the process has drained.
         flushOnDispose: false,
       });
-      const plugin = otel;
+      otel = plugin;
       const correlation: Plugin<CorrelationContext> = {
         onParams({ request, context: serverContext }) {
           const { requestId } = serverContext as Partial<CorrelationContext>;
