@@ -370,11 +370,13 @@ describe('the distributed form', () => {
       s.attributes[REQUEST_ID_ATTRIBUTE] === requestId;
     await receiver.waitFor((all) => all.some((s) => traced(s) && s.service === 'assetql-gateway'));
     const traceId = receiver.spans.find((s) => traced(s) && s.service === 'assetql-gateway')!.traceId;
-    await receiver.waitFor((all) =>
-      all.some(
-        (s) => s.traceId === traceId && s.service === 'assetql-assets' && s.name.startsWith('pg.query'),
-      ),
-    );
+    // Each process exports its spans in the order they end, but the two processes' exports arrive
+    // in any order: wait for the last span each ends (its server span) and for the SQL's.
+    const arrived = (service: string, name: (n: string) => boolean) => (all: typeof receiver.spans) =>
+      all.some((s) => s.traceId === traceId && s.service === service && name(s.name));
+    await receiver.waitFor(arrived('assetql-gateway', (n) => n === 'POST /api/graphql'));
+    await receiver.waitFor(arrived('assetql-assets', (n) => n === 'POST /graphql'));
+    await receiver.waitFor(arrived('assetql-assets', (n) => n.startsWith('pg.query')));
     const trace = receiver.spans.filter((s) => s.traceId === traceId);
     const server = trace.find((s) => s.service === 'assetql-assets' && s.name === 'POST /graphql');
     expect(server, trace.map((s) => `${s.service} ${s.name}`).join('\n')).toBeDefined();
