@@ -267,7 +267,9 @@ export function withDemoSecret(config: Config): Config {
   let secret: string;
   try {
     secret = readFileSync(file, 'utf8').trim();
-  } catch {
+  } catch (e) {
+    // None yet: made now, once (`wx` refuses to overwrite one another process made meanwhile).
+    if ((e as { code?: unknown }).code !== 'ENOENT') throw e;
     mkdirSync(config.dataDir, { recursive: true });
     secret = config.secret;
     writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });

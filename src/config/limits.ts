@@ -1,4 +1,25 @@
-import { DEFAULT_MAX_LIST_LENGTH } from '../shared/input-limits.ts';
+/**
+ * The longest string any argument or input field may carry, in UTF-16 code units (JavaScript's
+ * `length`), unless `ASSETQL_MAX_STRING_LENGTH` sets another (docs/security.md). It bounds what
+ * no field-specific rule does: a name, a description, a string inside a JSON property value.
+ * Fields with a domain of their own are held to tighter limits where they are handled (device
+ * names, usernames, passwords, filter strings).
+ */
+export const DEFAULT_MAX_STRING_LENGTH = 100_000;
+
+/**
+ * The longest list any argument, input field or variable may hold, unless
+ * `ASSETQL_DOCUMENT_LIMITS` sets another `maxListLength`: the largest list the API takes anywhere
+ * (a write batch, a page) is 1,000 items, so a longer one is refused before it is coerced, priced
+ * or resolved rather than after (docs/security.md#lists).
+ */
+export const DEFAULT_MAX_LIST_LENGTH = 1_000;
+
+/**
+ * Statements each PostgreSQL connection keeps prepared by name (`ASSETQL_DB_PREPARED_STATEMENTS`):
+ * the ones the process repeats; 0 for a transaction-mode pooler.
+ */
+export const DEFAULT_PREPARED_STATEMENTS = 100;
 
 /** The gateway's limits on one request (docs/security.md); each can be set in `documentLimits`. */
 export const DEFAULT_DOCUMENT_LIMITS = {
@@ -29,6 +50,11 @@ export const DEFAULT_DOCUMENT_LIMITS = {
   maxFields: 1_000_000,
   /** Related assets (`Asset.related`) one request may reach in all; `RELATED_LIMIT` beyond. */
   maxRelated: 50_000,
+  /**
+   * Errors in one response (a field failing on every row of a page, under many aliases); the
+   * response stops with `RESPONSE_TOO_LARGE` beyond. A page of 1,000 with one error a row fits.
+   */
+  maxErrors: 1_000,
 } as const;
 
 export type DocumentLimits = { readonly [K in keyof typeof DEFAULT_DOCUMENT_LIMITS]: number };

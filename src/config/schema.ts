@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { MAX_TRUSTED_HOPS } from '../shared/client-address.ts';
-import { DEFAULT_MAX_STRING_LENGTH } from '../shared/input-limits.ts';
-import { DEFAULT_PREPARED_STATEMENTS } from '../storage/prepared-statements.ts';
-import { DEFAULT_EXPORT_LIMITS } from './limits.ts';
+import { DEFAULT_EXPORT_LIMITS, DEFAULT_MAX_STRING_LENGTH, DEFAULT_PREPARED_STATEMENTS } from './limits.ts';
 
 /** The three deployment environments the spec names (§1.6); each has its own `{base_url}`. */
 export const ENVIRONMENTS = ['demo', 'staging', 'production'] as const;
@@ -178,6 +176,7 @@ export const schema = z
         maxListLength: z.number().int().positive().max(1_000_000),
         maxFields: z.number().int().positive(),
         maxRelated: z.number().int().nonnegative(),
+        maxErrors: z.number().int().positive(),
       })
       .partial()
       .strict()

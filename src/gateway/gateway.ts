@@ -1,38 +1,32 @@
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import type { Config } from '../config/index.ts';
-import type { Tracing } from '../observability/active.ts';
-import { createDocumentCache, useDocumentCache } from '../shared/document-cache.ts';
+import { useDocumentCache } from '../execution/document-cache.ts';
+import { GatewayExecution } from '../execution/gateway.ts';
+import { useFinishedErrors } from '../execution/respond.ts';
+import { remoteSubgraph } from '../execution/transports/http.ts';
+import { inProcessSubgraph } from '../execution/transports/in-process.ts';
+import { LOCAL_TRANSPORT, localTransport } from '../execution/transports/runtime.ts';
 import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
 import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
-import { type PreparedContext, PreparedOperations } from '../shared/prepared-operations.ts';
-import { useRequestErrorStatus } from '../shared/request-error-status.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
+import type { Tracing } from '../shared/tracing.ts';
 import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
 import { corsPolicy } from './cors.ts';
 import { SCHEDULER_TIMING } from './fairness.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
-import { JoinedOperations } from './joined-operations.ts';
-import { LOCAL_TRANSPORT, localTransport } from './local-transport.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
 import { useCsrf } from './plugins/use-csrf.ts';
-import {
-  type DirectExecutionOptions,
-  type DirectTarget,
-  inProcessSubgraph,
-  remoteSubgraph,
-  useDirectExecution,
-} from './plugins/use-direct-execution.ts';
 import { demandControl, useDocumentLimits } from './plugins/use-document-limits.ts';
-import { useInputLimits } from './plugins/use-input-limits.ts';
+import { type ExecutionContext, useExecution } from './plugins/use-execution.ts';
 import { useMaskedErrors } from './plugins/use-masked-errors.ts';
-import { type MetricsContext, useMetrics } from './plugins/use-metrics.ts';
-import { usePreparedOperations } from './plugins/use-prepared-operations.ts';
+import { useMetrics } from './plugins/use-metrics.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
 import { useTenantFairness } from './plugins/use-tenant-fairness.ts';
+import { useTracing } from './plugins/use-tracing.ts';
 import { useRoutes } from './routes/index.ts';
 import { forwardedRoute, type InProcessFetch } from './routes/subgraph-routes.ts';
 
@@ -63,9 +57,8 @@ export interface GatewayOptions {
   /** Subgraphs served in this process, by URL origin: their routes (downloads) are called directly. */
   inProcess?: ReadonlyMap<string, InProcessFetch>;
   /**
-   * Subgraphs in this process (the others are reached at their URL): planned operations' requests
-   * to them are executed here (local-transport.ts), and with `directExecution` an operation one
-   * subgraph answers alone goes to it whole (plugins/use-direct-execution.ts).
+   * Subgraphs in this process (the others are reached at their URL): every route's requests to
+   * them are executed here (src/execution/transports/), not sent over HTTP.
    */
   local?: readonly Subgraph[];
   /** Session resolution, as the auth subgraph defines it: the gateway reads no session itself. */
@@ -77,14 +70,10 @@ export interface GatewayOptions {
   /** Where requests are counted and timed; off unless given (docs/operations.md#metrics). */
   metrics?: Metrics;
   /**
-   * Tracing, when on (src/observability/tracing.ts): its plugins, spans for direct execution, and
-   * the spans of prepared operations, which skip the plugins' pipeline.
+   * Tracing, when on (src/observability/tracing.ts): the runtime's spans, the subgraph requests the
+   * gateway sends itself, and the requests its fast door answers, which skip the runtime's pipeline.
    */
-  tracing?: {
-    plugins: readonly Plugin[];
-    traceSubgraphCall: NonNullable<DirectExecutionOptions['traceSubgraphCall']>;
-    prepared: Pick<Tracing, 'tracePrepared' | 'handedBack'>;
-  };
+  tracing?: Tracing;
 }
 
 export interface Gateway {
@@ -99,7 +88,7 @@ export interface Gateway {
 }
 
 /** What the plugins learn of a request; the runtime gets it as its server context. */
-type RequestContext = HttpContext & CorrelationContext & IdentityContext & MetricsContext & PreparedContext;
+type RequestContext = HttpContext & CorrelationContext & IdentityContext & ExecutionContext;
 
 /**
  * The gateway: composes the subgraphs at start, and serves them through the Hive Gateway runtime
@@ -119,43 +108,30 @@ export function createGateway(options: GatewayOptions): Gateway {
     sessionChangers: new Set(options.subgraphs.filter((s) => s.mayChangeSession).map((s) => s.name)),
   });
 
-  // The subgraphs in this process, as direct execution and the planner's local transport call them.
-  const localSubgraphs = (options.local ?? []).map(inProcessSubgraph);
-
-  // Where an operation one subgraph answers alone goes whole: in this process or over HTTP.
-  const directSubgraphs = config.directExecution
-    ? options.subgraphs.map(
-        (definition) =>
-          localSubgraphs.find((s) => s.name === definition.name) ??
-          remoteSubgraph(definition, config.upstreamTimeoutMs),
-      )
-    : [];
-
-  // Parsed documents kept between requests (bounded by size), and the operations of theirs that
-  // one subgraph answers alone or that are joined, answered again without the runtime's pipeline
-  // (plugins/use-prepared-operations.ts); with tracing on, in spans of their own.
-  const documents = createDocumentCache();
-  const prepared =
-    config.directExecution && config.preparedOperations
-      ? new PreparedOperations<DirectTarget>(documents, { variables: true })
-      : undefined;
-  // Queries one subgraph answers but for fields others add to its entities, executed as those
-  // direct requests joined instead of through the planner (joined-operations.ts).
-  const joined =
-    config.directExecution && config.joinedOperations
-      ? new JoinedOperations(directSubgraphs, {
-          relayHeaders: sessionIdentity.relay,
-          traceSubgraphCall: options.tracing?.traceSubgraphCall,
-          metrics,
-          maxCost: documentLimits.maxCost,
-          maxFields: documentLimits.maxFields,
-        })
-      : undefined;
-  const cors = corsPolicy(config.corsOrigins);
-  const inputLimits = {
+  // Every subgraph, in this process or reached over HTTP: where the direct and joined routes go
+  // (src/execution/transports/).
+  const local = options.local ?? [];
+  const transports = options.subgraphs.map((definition) => {
+    const here = local.find((s) => s.name === definition.name);
+    return here ? inProcessSubgraph(here) : remoteSubgraph(definition);
+  });
+  // How the gateway answers an operation, whichever door it comes in by (src/execution/).
+  const execution = new GatewayExecution<RequestContext>({
+    subgraphs: transports,
+    direct: config.directExecution,
+    joined: config.joinedOperations,
+    documentLimits,
     maxStringLength: config.maxStringLength,
-    maxListLength: documentLimits.maxListLength,
-  };
+    introspection,
+    upstreamTimeoutMs: config.upstreamTimeoutMs,
+    relayHeaders: sessionIdentity.relay,
+    ...(options.tracing
+      ? { traceSubgraphCall: options.tracing.traceSubgraphCall.bind(options.tracing) }
+      : {}),
+    metrics,
+    log,
+  });
+  const cors = corsPolicy(config.corsOrigins);
 
   // Who runs next when tenants contend for this process (gateway/fairness.ts).
   const fairness = useTenantFairness({ ...config.fairness, ...SCHEDULER_TIMING }, metrics);
@@ -166,14 +142,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   // inside it and inside the headers every answer gets; the routes that are not GraphQL; then,
   // for GraphQL, the body limit before anything reads the body, CSRF before the session is
   // looked at, the identity, and the tenant's turn (when tenants contend) before the operation
-  // runs.
+  // runs; innermost, the doors into execution (plugins/use-execution.ts).
   const plugins = [
     useCorrelationId(),
-    ...(options.tracing?.plugins ?? []),
+    ...(options.tracing ? useTracing(options.tracing) : []),
     ...(options.metrics ? [useMetrics(options.metrics, GRAPHQL_PATH)] : []),
     useSecurityHeaders({ noStore: GRAPHQL_PATH }),
     useMaskedErrors({ log }),
-    useRequestErrorStatus() as Plugin,
+    useFinishedErrors() as Plugin,
     useRoutes({
       graphqlPath: GRAPHQL_PATH,
       explorerPath: EXPLORER_PATH,
@@ -187,43 +163,23 @@ export function createGateway(options: GatewayOptions): Gateway {
         ),
       ),
     }),
-    ...useDocumentLimits(documentLimits, introspection, metrics),
-    useDocumentCache(documents),
-    useInputLimits(inputLimits),
+    ...useDocumentLimits(documentLimits, introspection, execution.operations, metrics),
+    useDocumentCache(execution.operations.documents),
     useCsrf(),
     sessionIdentity,
     ...(config.fairness.busyAbove < 1 ? [fairness] : []),
-    // Innermost of the HTTP hooks: it gets the request the document limits read (whose size
-    // stands for its variables' size there too), after every check a request gets.
-    ...(prepared
-      ? [
-          usePreparedOperations({
-            graphqlPath: GRAPHQL_PATH,
-            operations: prepared,
-            cors,
-            respond: (body, init) => new runtime.fetchAPI.Response(body, init),
-            relayHeaders: sessionIdentity.relay,
-            documentLimits,
-            inputLimits,
-            metrics,
-            traceSubgraphCall: options.tracing?.traceSubgraphCall,
-            trace: options.tracing?.prepared,
-          }),
-        ]
-      : []),
-    ...(config.directExecution
-      ? [
-          useDirectExecution({
-            subgraphs: directSubgraphs,
-            relayHeaders: sessionIdentity.relay,
-            metrics,
-            traceSubgraphCall: options.tracing?.traceSubgraphCall,
-            prepared,
-            joined,
-          }),
-        ]
-      : []),
-    useSubgraphErrors({ log }),
+    useExecution({
+      graphqlPath: GRAPHQL_PATH,
+      execution,
+      // The fast door: an operation the pipeline has validated, answered without it.
+      fastDoor: config.directExecution && config.preparedOperations,
+      cors,
+      // The server adapter's own class, which writes a string body as it is.
+      responseClass: () => runtime.fetchAPI.Response,
+      metrics,
+      ...(options.tracing ? { tracePrepared: options.tracing.tracePrepared.bind(options.tracing) } : {}),
+    }),
+    useSubgraphErrors(),
   ] as Plugin<RequestContext>[];
 
   const runtime = createGatewayRuntime<RequestContext>({
@@ -247,14 +203,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     // signed identity makes its subgraph requests unique) but deep-copies every result.
     transportEntries: {
       '*.http': { options: { deduplicateInflightRequests: false } },
-      ...Object.fromEntries(localSubgraphs.map((s) => [s.name, { kind: LOCAL_TRANSPORT }])),
+      ...Object.fromEntries(local.map((s) => [s.name, { kind: LOCAL_TRANSPORT }])),
     },
-    // Planned requests to the subgraphs in this process are executed here (gateway/local-transport.ts).
-    ...(localSubgraphs.length
+    // Planned requests to the subgraphs in this process are executed here (execution/transports/runtime.ts).
+    ...(local.length
       ? {
           transports: (kind: string) =>
             kind === LOCAL_TRANSPORT
-              ? localTransport(localSubgraphs, { relayHeaders: sessionIdentity.relay })
+              ? localTransport(local, { relayHeaders: sessionIdentity.relay })
               : import('@graphql-mesh/transport-http'),
         }
       : {}),
@@ -284,7 +240,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     async close() {
       fairness.close();
       await runtime.dispose();
-      await Promise.all(directSubgraphs.map((s) => s.close?.()));
+      await Promise.all(transports.map((s) => s.close?.()));
     },
   };
 }

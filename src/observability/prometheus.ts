@@ -52,8 +52,8 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
   });
   const joined = new client.Counter({
     name: 'assetql_joined_operations_total',
-    help: 'Queries the gateway joins from direct subgraph requests, by whether they were answered so (answered) or left to the query planner (declined)',
-    labelNames: ['outcome'] as const,
+    help: 'Queries the gateway joins from direct subgraph requests, by whether they were answered so (answered) or left to the query planner (declined), and why (reason: cost, errors, budget, shape)',
+    labelNames: ['outcome', 'reason'] as const,
     registers,
   });
   const subgraphs = new client.Histogram({
@@ -127,8 +127,8 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     plannedQuery(subgraph, outcome) {
       planned.inc({ subgraph, outcome });
     },
-    joinedOperation(outcome) {
-      joined.inc({ outcome });
+    joinedOperation(outcome, reason) {
+      joined.inc({ outcome, reason: reason ?? '' });
     },
     subgraphRequest(subgraph, outcome, seconds) {
       subgraphs.observe({ subgraph, outcome }, seconds);

@@ -10,10 +10,9 @@ import {
 } from '@opentelemetry/api';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { Plugin } from '../gateway/http.ts';
-import type { CorrelationContext } from '../gateway/plugins/use-correlation-id.ts';
 import { REQUEST_ID_HEADER } from '../shared/identity.ts';
-import { setActiveTracing, type Tracing } from './active.ts';
+import type { Tracing } from '../shared/tracing.ts';
+import { setActiveTracing } from './active.ts';
 
 /** The span attribute carrying the request's correlation id, on the gateway's and subgraphs' spans. */
 export const REQUEST_ID_ATTRIBUTE = 'assetql.request_id';
@@ -38,12 +37,12 @@ export function startTracing(serviceName: string): Tracing {
   });
   sdk.start();
   const tracer = trace.getTracer('assetql');
-  // Hive Gateway's plugin, once the gateway has asked for it: told which requests it must not trace.
+  // Hive Gateway's plugin, once the gateway has asked for it.
   let otel: ReturnType<typeof useOpenTelemetry> | undefined;
 
   const tracing: Tracing = {
-    gatewayPlugins() {
-      const plugin = useOpenTelemetry({
+    runtimePlugin() {
+      otel ??= useOpenTelemetry({
         traces: { tracer },
         // Continue a trace the client started, and send it on to the subgraphs.
         inheritContext: true,
@@ -52,19 +51,15 @@ export function startTracing(serviceName: string): Tracing {
         // Spans are flushed by shutdown(), after the process has drained.
         flushOnDispose: false,
       });
-      otel = plugin;
-      const correlation: Plugin<CorrelationContext> = {
-        onParams({ request, context: serverContext }) {
-          const { requestId } = serverContext as Partial<CorrelationContext>;
-          if (!requestId) return;
-          // On the request's span and on the operation's, where a trace viewer shows them.
-          const http = plugin.getHttpContext(request);
-          if (http) trace.getSpan(http)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
-          const operation = plugin.getActiveContext({ request, context: serverContext });
-          trace.getSpan(operation)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
-        },
-      };
-      return [plugin as unknown as Plugin, correlation as Plugin];
+      return otel;
+    },
+    markRequest(request, serverContext, requestId) {
+      if (!otel) return;
+      // On the request's span and on the operation's, where a trace viewer shows them.
+      const http = otel.getHttpContext(request);
+      if (http) trace.getSpan(http)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
+      const operation = otel.getActiveContext({ request, context: serverContext as never });
+      trace.getSpan(operation)?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
     },
     traceSubgraphCall(subgraph, run) {
       return tracer.startActiveSpan(
@@ -136,20 +131,21 @@ export function startTracing(serviceName: string): Tracing {
                   ...requestId,
                 },
               },
-              (span) => ended(span, run),
+              (span) =>
+                ended(span, () =>
+                  run({
+                    errors(count) {
+                      span.setAttribute('hive.graphql.error.count', count);
+                      if (count > 0) span.setStatus({ code: SpanStatusCode.ERROR });
+                    },
+                  }),
+                ),
             );
             http.setAttribute('http.status_code', response.status);
             if (!response.ok) http.setStatus({ code: SpanStatusCode.ERROR });
             return response;
           }),
       );
-    },
-    handedBack(request, errors) {
-      // The operation span of tracePrepared is the active one here.
-      const span = trace.getActiveSpan();
-      span?.setAttribute('hive.graphql.error.count', errors);
-      if (errors > 0) span?.setStatus({ code: SpanStatusCode.ERROR });
-      otel?.ignoreRequest(request);
     },
     shutdown: () => sdk.shutdown(),
   };

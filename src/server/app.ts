@@ -243,11 +243,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       log,
       ready: async () => (await dbReady()) && (await subgraphReady()),
       metrics,
-      tracing: tracing && {
-        plugins: tracing.gatewayPlugins(),
-        traceSubgraphCall: (name, run) => tracing.traceSubgraphCall(name, run),
-        prepared: tracing,
-      },
+      tracing,
     });
     handle = gateway.handle;
     supergraphSdl = gateway.supergraphSdl;

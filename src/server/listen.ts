@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
-import { heldToDeclaredLength } from '../shared/request-body.ts';
+import { heldToDeclaredLength } from '../execution/request-body.ts';
 import { ownedStream } from '../shared/streams.ts';
 
 export interface Listening {

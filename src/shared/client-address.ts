@@ -60,8 +60,10 @@ export function canonicalAddress(text: string): string | null {
   let v6: string;
   try {
     v6 = new URL(`http://[${value}]/`).hostname.slice(1, -1);
-  } catch {
-    return null;
+  } catch (e) {
+    // Not an address the URL parser takes.
+    if (e instanceof TypeError) return null;
+    throw e;
   }
   const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
   if (!mapped) return v6;

@@ -13,8 +13,9 @@ export function decodeCursor(cursor: string, arity: number): (string | number)[]
   let key: unknown;
   try {
     key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw badCursor();
+  } catch (e) {
+    if (e instanceof SyntaxError) throw badCursor();
+    throw e;
   }
   if (
     !Array.isArray(key) ||

@@ -16,8 +16,30 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_MESSAGE =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused)/i;
 
+/**
+ * The client closed its connection before its request was read or answered: nobody is left to
+ * answer, and nothing is wrong with the service (answered 499 and logged at debug level).
+ */
+export class ClientGoneError extends Error {
+  constructor(cause?: unknown) {
+    super('The client closed the connection.', { cause });
+    this.name = 'ClientGoneError';
+  }
+}
+
+/** True when `error` is (or wraps) a {@link ClientGoneError}. */
+export function isClientGone(error: unknown): boolean {
+  let e = error;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e.name === 'ClientGoneError') return true;
+    e = (e as { originalError?: unknown }).originalError ?? (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** True when `error` says the database could not be reached, not that a statement failed. */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isClientGone(error)) return false;
   let e = error;
   for (let depth = 0; e instanceof Error && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;

@@ -24,8 +24,17 @@ export function isGraphQLError(e: unknown): e is GraphQLError {
  * @param what the log message for an unexpected error, saying where it happened
  */
 export function maskError(error: unknown, log: Logger, what: string): GraphQLError {
-  if (isGraphQLError(error) && (!error.originalError || isGraphQLError(error.originalError))) return error;
-  return unexpectedError((isGraphQLError(error) ? error.originalError : undefined) ?? error, log, what);
+  if (!isGraphQLError(error)) return unexpectedError(error, log, what);
+  if (!error.originalError || isGraphQLError(error.originalError)) return error;
+  // Where it happened stays (the field's path and place in the document), as Yoga's own mask keeps it.
+  const masked = unexpectedError(error.originalError, log, what);
+  return new GraphQLError(masked.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: masked.extensions,
+  });
 }
 
 /**

@@ -18,10 +18,10 @@ export interface Metrics {
    */
   plannedQuery(subgraph: string, outcome: 'answered' | 'declined'): void;
   /**
-   * A query the gateway joins from direct requests: answered so, or declined and left to the
-   * runtime's planner (docs/performance.md#joined-operations).
+   * A query the gateway joins from direct requests: answered so, or declined for `reason` (`cost`,
+   * `errors`, `budget`, `shape`) and left to the runtime's planner (docs/performance.md#joined-operations).
    */
-  joinedOperation(outcome: 'answered' | 'declined'): void;
+  joinedOperation(outcome: 'answered' | 'declined', reason?: string): void;
   /** A request from the gateway to a subgraph (over HTTP or in process), and its time. */
   subgraphRequest(subgraph: string, outcome: 'ok' | 'error', seconds: number): void;
   /** A session ID looked up: found in the resolver's cache, or read from the database. */

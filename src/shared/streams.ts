@@ -112,8 +112,10 @@ export function ownedStream(options: OwnedStreamOptions): ReadableStream<Uint8Ar
         try {
           if (options.onBadEnd === 'close') controller.close();
           else controller.error(why);
-        } catch {
-          // The reader cancelled meanwhile: there is nobody left to tell.
+        } catch (e) {
+          // The reader cancelled meanwhile (the controller then refuses with a TypeError): there
+          // is nobody left to tell.
+          if (!(e instanceof TypeError)) throw e;
         }
       });
     return finished;

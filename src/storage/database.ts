@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { DEFAULT_PREPARED_STATEMENTS, preparingClient } from './prepared-statements.ts';
+import { DEFAULT_PREPARED_STATEMENTS } from '../config/limits.ts';
+import { preparingClient } from './prepared-statements.ts';
 import { TableWrites } from './table-writes.ts';
 import type { Tables } from './tables.ts';
 
@@ -157,8 +158,10 @@ function attachToRunning(dataDir: string): pg.PoolConfig | undefined {
   try {
     lock = JSON.parse(readFileSync(file, 'utf8'));
     process.kill(lock.pid, 0);
-  } catch {
-    return undefined; // stale lock: its process is gone
+  } catch (e) {
+    // A stale lock (its process is gone) or one half-written: nobody to attach to.
+    if (e instanceof SyntaxError || (e as { code?: unknown }).code === 'ESRCH') return undefined;
+    throw e;
   }
   if (lock.pid === process.pid) return undefined;
   return 'path' in lock.socket

@@ -172,9 +172,6 @@ function alone(client: pg.Client, afterError = false): boolean {
   return (afterError || c.readyForQuery === true) && (c._queryQueue?.length ?? 0) === 0;
 }
 
-/** Statements each connection keeps prepared unless configured otherwise. */
-export const DEFAULT_PREPARED_STATEMENTS = 100;
-
 /** Longer texts are not named (a filter with a long list of values, for one). */
 export const MAX_TEXT = 4_096;
 

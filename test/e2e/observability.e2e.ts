@@ -294,8 +294,8 @@ describe('the single process', () => {
     expect(receiver.spans.filter((s) => s.traceId === '1'.repeat(32))).toEqual([]);
   });
 
-  it('traces a prepared request handed to the pipeline for its errors once, with them', async () => {
-    // Anonymous, the page is refused: executed on the prepared path, shaped by the pipeline.
+  it('traces a request answered with errors at the fast door once, with them', async () => {
+    // Anonymous, the page is refused by its resolver: answered at the fast door, errors and all.
     const refused = await graphql(api, WELLS, { requestId: 'wells-anonymous' });
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const spans = await receiver.waitFor((all) =>

@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
-import { estimateCost } from '../../src/shared/cost.ts';
+import { estimateCost } from '../../src/execution/cost.ts';
+import { ParsedDocument } from '../../src/execution/operation.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -119,7 +120,7 @@ describe('whatever a client asks', () => {
       fc.asyncProperty(operation, async ({ query, variables }) => {
         const r = await tight.graphql(query, variables, headers.tight);
         const codes = (r.body.errors ?? []).map((e) => e.extensions?.code);
-        const cost = estimateCost(schema, parse(query), null, variables);
+        const cost = estimateCost(schema, new ParsedDocument(parse(query)).operation(null), variables);
         if (r.status === 400) {
           expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'maxCost' });
           expect(cost).toBeGreaterThan(LIMITS.maxCost);
@@ -174,7 +175,7 @@ describe('whatever a client asks', () => {
         }
         expect(r.body.errors).toBeUndefined();
         expect(measure(r.body.data).objects).toBeLessThanOrEqual(
-          estimateCost(schema, parse(query), null, variables),
+          estimateCost(schema, new ParsedDocument(parse(query)).operation(null), variables),
         );
       }),
       { numRuns: 40, seed: Number(process.env.FC_SEED ?? 20261124), endOnFailure: true },

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_DOCUMENT_LIMITS, loadConfig } from '../../src/config/index.ts';
+import { SUBGRAPH_MAX_BODY_BYTES } from '../../src/execution/request-body.ts';
 import { GRAPHQL_PATH } from '../../src/gateway/gateway.ts';
 import { ANONYMOUS, IDENTITY_HEADER, IdentitySigner } from '../../src/shared/identity.ts';
-import { SUBGRAPH_MAX_BODY_BYTES } from '../../src/shared/request-body.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 
 /** Small limits, so each can be crossed by a short document. */
@@ -212,13 +212,26 @@ describe('the body bound at a subgraph reached over HTTP', () => {
     );
 
   it("reads a body within its own bound, which a router's requests fit, and refuses one over it with the gateway's 413", async () => {
-    // Over the client's maxBodyBytes (4096 here), as a router's entity fetch for many assets is.
+    // Over the client's maxBodyBytes (4096 here), and its maxVariablesBytes (1024), as a router's
+    // entity fetch for many assets is: its representations are priced by their number instead.
     const large = JSON.stringify({
-      query: '{ session { authenticated } }',
-      variables: { pad: 'x'.repeat(5000) },
+      query: 'query($r: [_Any!]!) { _entities(representations: $r) { __typename } }',
+      variables: {
+        r: Array.from({ length: 100 }, (_, i) => ({ __typename: 'User', id: `user-${i}-padding` })),
+      },
     });
+    expect(large.length).toBeGreaterThan(4096);
     const served = await send(large);
-    expect(await served.json()).toEqual({ data: { session: { authenticated: false } } });
+    const entities = ((await served.json()) as { data: { _entities: unknown[] } }).data._entities;
+    expect(entities).toHaveLength(100);
+    // Variables of a client's own, the same size, are held to maxVariablesBytes (#36, finding 2).
+    const padded = await send(
+      JSON.stringify({ query: '{ session { authenticated } }', variables: { pad: 'x'.repeat(5000) } }),
+    );
+    expect(padded.status).toBe(400);
+    expect(((await padded.json()) as Refusal['body']).errors?.[0]?.extensions?.limit).toBe(
+      'maxVariablesBytes',
+    );
     const declared = await send(large, { 'content-length': String(SUBGRAPH_MAX_BODY_BYTES + 1) });
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as Refusal['body']).errors?.[0]?.extensions).toEqual({
@@ -227,7 +240,7 @@ describe('the body bound at a subgraph reached over HTTP', () => {
       maximum: SUBGRAPH_MAX_BODY_BYTES,
     });
     // The same answer when the request carries an identity (read before Yoga, for its prepared
-    // operations: shared/subgraph.ts), whether or not the token verifies.
+    // early door: src/subgraph-server/), whether or not the token verifies.
     const over = { 'content-length': String(SUBGRAPH_MAX_BODY_BYTES + 1) };
     for (const token of ['not a token', new IdentitySigner(SECRET).sign(ANONYMOUS)]) {
       const withIdentity = await send(large, { ...over, [IDENTITY_HEADER]: token });

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPLORER_PATH } from '../../src/gateway/gateway.ts';
+import { listen } from '../../src/server/listen.ts';
 import {
   IDENTITY_HEADER,
   type Identity,
@@ -13,6 +14,7 @@ import { createLogger } from '../../src/shared/logger.ts';
 import { newSessionId } from '../../src/shared/session-policy.ts';
 import { createIssuesSubgraph } from '../../src/subgraphs/issues/index.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
+import { partialBodyClient } from '../helpers/raw-clients.ts';
 
 let t: TestApp;
 let demoSession: string;
@@ -323,6 +325,34 @@ describe('gateway: clients that go away', () => {
       expect(logged.filter((l) => l.level >= 50)).toEqual([]);
       expect(logged.some((l) => l.msg === 'client closed the connection before the answer')).toBe(true);
     } finally {
+      await app.close();
+    }
+  });
+
+  it('does not log a client that leaves half-way through its body, over a real socket, as the database (#36)', async () => {
+    const lines: string[] = [];
+    const app = await startTestApp({
+      log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }),
+    });
+    const server = await listen((request, address) => app.handle(request, address), 0, '127.0.0.1');
+    try {
+      const body = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(20_000) } });
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          partialBodyClient(server.url, '/api/graphql', body, {}, 100 * (i + 1), 20),
+        ),
+      );
+      // Every one of them has been given up on (the adapter errors the body once the socket closes).
+      await new Promise((r) => setTimeout(r, 200));
+      const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+      expect(logged.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
+      expect(logged.filter((l) => l.msg === 'client closed the connection before the answer').length).toBe(
+        10,
+      );
+      const after = await app.graphql('{ __typename }');
+      expect(after.status).toBe(200);
+    } finally {
+      await server.close(100);
       await app.close();
     }
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_LIST_LENGTH, DEFAULT_MAX_STRING_LENGTH } from '../../src/shared/input-limits.ts';
+import { DEFAULT_MAX_LIST_LENGTH, DEFAULT_MAX_STRING_LENGTH } from '../../src/config/limits.ts';
 import { MAX_DEVICE_NAME_LENGTH } from '../../src/subgraphs/auth/devices.ts';
 import { createUser } from '../../src/subgraphs/auth/users.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';

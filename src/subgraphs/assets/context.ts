@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { BaseContext } from '../../shared/subgraph.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Tables } from '../../storage/tables.ts';
+import type { BaseContext } from '../../subgraph-server/index.ts';
 import type { ExportTokens } from './exports/tokens.ts';
 import type { AssetLoaders } from './loaders.ts';
 

@@ -11,9 +11,9 @@ import {
   type SelectionSetNode,
   visit,
 } from 'graphql';
+import type { OperationPlanner } from '../../execution/executors/plans.ts';
 import type { PageInfo } from '../../shared/cursors.ts';
 import { isAuthenticated } from '../../shared/identity.ts';
-import type { OperationPlanner } from '../../shared/operation-plans.ts';
 import { type CompactAsset, listAssetIds } from './assets.repository.ts';
 import type { AssetsContext } from './context.ts';
 import type { EffectiveProfile } from './profiles/definition.ts';

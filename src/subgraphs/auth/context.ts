@@ -1,4 +1,4 @@
-import type { BaseContext } from '../../shared/subgraph.ts';
+import type { BaseContext } from '../../subgraph-server/index.ts';
 import type { AuthCore } from './core.ts';
 import type { CredentialsProvider } from './credentials/provider.ts';
 import type { AuthLimiter } from './limits.ts';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
-import { createSubgraph, runtimeOf, type SubgraphRuntime } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
+import { createSubgraph, runtimeOf, type SubgraphRuntime } from '../../subgraph-server/index.ts';
 import type { AuthContext, AuthSettings } from './context.ts';
 import { createAuthCore } from './core.ts';
 import { type CredentialsProvider, unconfiguredCredentialsProvider } from './credentials/provider.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { BaseContext } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
+import type { BaseContext } from '../../subgraph-server/index.ts';
 import type { IssueLoaders } from './loaders.ts';
 
 export interface IssuesContext extends BaseContext {

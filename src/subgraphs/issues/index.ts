@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
-import { createSubgraph, runtimeOf, type SubgraphRuntime } from '../../shared/subgraph.ts';
 import type { Tables } from '../../storage/tables.ts';
+import { createSubgraph, runtimeOf, type SubgraphRuntime } from '../../subgraph-server/index.ts';
 import type { IssuesContext } from './context.ts';
 import { createIssueLoaders } from './loaders.ts';
 import { resolvers } from './resolvers.ts';

@@ -53,17 +53,16 @@
  */
 import { type RawBuilder, sql } from 'kysely';
 import type { EffectiveProfile, RelationshipDefinition } from '../profiles/definition.ts';
+import { compileGeometry } from './compile-geometry.ts';
+import { compileProperty, escapeLike, instant, typedValue } from './compile-property.ts';
+import { all, any, column, given, type Sql } from './sql.ts';
 import {
   type AssetFilterInput,
-  type AssetGeometryPredicateInput,
-  type AssetPropertyPredicateInput,
   type AssetRelatedPredicateInput,
   FilterError,
-  OPERATORS,
   type ProfileLookup,
 } from './types.ts';
-import { filterRelationship, propertyInfo, searchWords, validateFilter } from './validate.ts';
-
+import { filterRelationship, searchWords, validateFilter } from './validate.ts';
 export interface CompileContext {
   /** The profile of the assets the filter applies to. */
   profile: EffectiveProfile;
@@ -83,18 +82,6 @@ interface State {
   aliases: number;
 }
 
-type Sql = RawBuilder<unknown>;
-
-const EARTH_RADIUS_METERS = 6371008.8;
-
-/**
- * Every vertex under a `coordinates` member (strict mode, so `.**` visits each item once and
- * a structural error inside a filter only drops that item).
- */
-const VERTICES_PATH = sql.lit(
-  'strict $.** ? (@.type() == "object" && exists(@.coordinates)).coordinates.** ? (@.type() == "array" && @[0].type() == "number" && @[1].type() == "number")',
-);
-
 /**
  * The filter as a boolean SQL expression over the `assets` row `ctx.alias`, e.g.
  * `select id from assets a where a.user_group = $g and a.profile = $p and ${compileFilter(...)}`.
@@ -112,22 +99,6 @@ export function compileFilter(
   const state: State = { root: alias, group: ctx.group, profiles: ctx.profiles, aliases: 0 };
   return sql<boolean>`${compileNode(filter, ctx.profile, alias, state)}`;
 }
-
-const given = <T>(v: T | null | undefined): v is T => v !== undefined && v !== null;
-
-function all(parts: Sql[]): Sql {
-  if (parts.length === 0) return sql`true`;
-  if (parts.length === 1) return parts[0]!;
-  return sql`(${sql.join(parts, sql` and `)})`;
-}
-
-function any(parts: Sql[]): Sql {
-  if (parts.length === 0) return sql`false`;
-  if (parts.length === 1) return parts[0]!;
-  return sql`(${sql.join(parts, sql` or `)})`;
-}
-
-const column = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
 
 function compileNode(filter: AssetFilterInput, profile: EffectiveProfile, alias: string, state: State): Sql {
   const parts: Sql[] = [];
@@ -158,274 +129,6 @@ function compileNode(filter: AssetFilterInput, profile: EffectiveProfile, alias:
     parts.push(sql`(${column(alias, 'is_deleted')} = ${filter.isDeleted}::boolean)`);
   if (given(filter.geometry)) parts.push(compileGeometry(filter.geometry, alias));
   if (given(filter.related)) parts.push(compileRelated(filter.related, profile, alias, state));
-  return all(parts);
-}
-
-function instant(v: Date | string): string {
-  return new Date(v).toISOString();
-}
-
-/** Escapes LIKE's wildcards and its escape character (the default, backslash). */
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** The profile's default for a property, undefined where it has none (a null default is none). */
-function defaultOf(profile: EffectiveProfile, name: string): unknown {
-  return propertyInfo(profile, name)?.default ?? undefined;
-}
-
-/** The effective value of a property as jsonb, SQL NULL when missing (never JSON null). */
-function effectiveValue(profile: EffectiveProfile, alias: string, name: string): Sql {
-  const value = sql`nullif(${column(alias, 'properties')} -> ${name}::text, 'null'::jsonb)`;
-  const fallback = defaultOf(profile, name);
-  return fallback === undefined ? value : sql`coalesce(${value}, ${JSON.stringify(fallback)}::jsonb)`;
-}
-
-/**
- * The effective value of a property where only a value of one JSON type counts (a number, a
- * string): `json` may be JSON null where `effectiveValue` is SQL NULL, which no type test keeps,
- * and `text` is the text of a JSON string. Without a default both are read straight from the
- * row: every `nullif` and `#>>` costs per row scanned, and a filtered page may scan thousands
- * (docs/performance.md "Filters").
- */
-function typedValue(profile: EffectiveProfile, alias: string, name: string): { json: Sql; text: Sql } {
-  if (defaultOf(profile, name) !== undefined) {
-    const json = effectiveValue(profile, alias, name);
-    return { json, text: sql`${json} #>> '{}'` };
-  }
-  const properties = column(alias, 'properties');
-  return { json: sql`${properties} -> ${name}::text`, text: sql`${properties} ->> ${name}::text` };
-}
-
-const PATH_OPERATORS: Partial<Record<string, string>> = {
-  equals: '==',
-  notEquals: '==',
-  gt: '>',
-  gte: '>=',
-  lt: '<',
-  lte: '<=',
-};
-
-/**
- * A comparison of a property without a default as one strict jsonpath predicate, `strict
- * $."depth" > 2500`, which PostgreSQL checks in one pass over the row's properties: about twice
- * as fast per row scanned as the same test written with `->`, `jsonb_typeof` and casts
- * (docs/performance.md "Filters"). It means the same: in strict mode a missing member, or a
- * value of another JSON type (JSON null, an array, a string against a number), makes the
- * predicate unknown, which `@@` answers with SQL NULL, read as false; numbers compare as
- * numerics, and strings are tested for equality by their bytes, as under "C". Only numbers
- * (`equals`, `notEquals`, `gt`, `gte`, `lt`, `lte`) and exact string equality are written so;
- * null otherwise. The operand is a JSON literal in the path, and the path is a bound parameter.
- */
-function pathComparison(
-  type: string,
-  op: string,
-  name: string,
-  operand: unknown,
-  caseInsensitive: boolean,
-): string | null {
-  const operator = PATH_OPERATORS[op];
-  if (!operator) return null;
-  let literal: string;
-  if ((type === 'NUMBER' || type === 'INTEGER') && typeof operand === 'number') {
-    if (!Number.isFinite(operand)) return null;
-    literal = JSON.stringify(operand);
-  } else if (
-    (type === 'STRING' || type === 'ENUM' || type === 'DATE' || type === 'DATE_TIME') &&
-    (op === 'equals' || op === 'notEquals') &&
-    !caseInsensitive &&
-    typeof operand === 'string' &&
-    // validateFilter refuses both (a NUL cannot be written in a jsonpath, a lone surrogate's
-    // escape is refused); should one come, the SQL comparison reports it as before.
-    !operand.includes('\u0000') &&
-    operand.isWellFormed()
-  ) {
-    literal = JSON.stringify(operand);
-  } else return null;
-  return `strict $.${JSON.stringify(name)} ${operator} ${literal}`;
-}
-
-/** ASCII letters folded as `lower()` under "C" folds them, for operands folded once, not per row. */
-const foldAscii = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
-
-function compileProperty(p: AssetPropertyPredicateInput, profile: EffectiveProfile, alias: string): Sql {
-  const exact = compileComparison(p, profile, alias);
-  const narrowing = lookupNarrowing(p, profile, alias);
-  return narrowing === null ? exact : sql`(${narrowing} and ${exact})`;
-}
-
-/**
- * An equality (`equals`, `in`) on a property the profile's lookup keys hold, restated as
- * containment in the lookup keys, which the lookup-key index answers (docs/assets.md "Lookup
- * keys"). It is implied by the exact comparison: an asset whose effective value equals a
- * given value holds that value itself (unless the property has a default, which an asset
- * lacking the property takes without a key: then no narrowing), and its lookup keys hold
- * every non-null value of a lookup property. Null when it cannot narrow.
- */
-function lookupNarrowing(
-  p: AssetPropertyPredicateInput,
-  profile: EffectiveProfile,
-  alias: string,
-): Sql | null {
-  if (!profile.lookupNames.includes(p.name) || p.caseInsensitive === true) return null;
-  if (defaultOf(profile, p.name) !== undefined) return null;
-  const values: unknown[] | null = given(p.equals) ? [p.equals] : given(p.in) ? [...p.in] : null;
-  if (values === null) return null;
-  const lookup = column(alias, 'lookup');
-  return any(values.map((v) => sql`${lookup} @> ${JSON.stringify({ [p.name]: v })}::jsonb`));
-}
-
-function compileComparison(p: AssetPropertyPredicateInput, profile: EffectiveProfile, alias: string): Sql {
-  const info = propertyInfo(profile, p.name);
-  const op = OPERATORS.find((o) => given(p[o]));
-  if (!info || !op) throw new FilterError('filter.property: invalid predicate');
-  const value = effectiveValue(profile, alias, p.name);
-  const k = sql.id(`${alias}_k`);
-  if (op === 'exists') return sql`((${value}) is not null) = ${p.exists}::boolean`;
-  const operand = p[op];
-  const compare = (expr: Sql) => sql`coalesce(${expr}, false)`;
-  const path =
-    defaultOf(profile, p.name) === undefined
-      ? pathComparison(info.type, op, p.name, operand, p.caseInsensitive === true)
-      : null;
-  if (path !== null) {
-    const holds = compare(sql`${column(alias, 'properties')} @@ ${path}::jsonpath`);
-    return op === 'notEquals' ? sql`(not ${holds})` : holds;
-  }
-  switch (info.type) {
-    case 'NUMBER':
-    case 'INTEGER': {
-      // jsonb's own cast to numeric: the value as stored, not printed and parsed again.
-      const v = typedValue(profile, alias, p.name).json;
-      const n = sql`(case when jsonb_typeof(${v}) = 'number' then (${v})::numeric end)`;
-      switch (op) {
-        case 'equals':
-          return compare(sql`${n} = ${operand}::numeric`);
-        case 'notEquals':
-          return sql`(not ${compare(sql`${n} = ${operand}::numeric`)})`;
-        case 'in':
-          return compare(sql`${n} = any(${(operand as number[]).map(String)}::numeric[])`);
-        case 'gt':
-          return compare(sql`${n} > ${operand}::numeric`);
-        case 'gte':
-          return compare(sql`${n} >= ${operand}::numeric`);
-        case 'lt':
-          return compare(sql`${n} < ${operand}::numeric`);
-        case 'lte':
-          return compare(sql`${n} <= ${operand}::numeric`);
-      }
-      break;
-    }
-    case 'STRING':
-    case 'ENUM':
-    case 'DATE':
-    case 'DATE_TIME': {
-      const v = typedValue(profile, alias, p.name);
-      const t = sql`(case when jsonb_typeof(${v.json}) = 'string' then ${v.text} end)`;
-      const ci = p.caseInsensitive === true;
-      const fold = (x: Sql) => (ci ? sql`lower(${x} collate "C")` : sql`(${x} collate "C")`);
-      const like = ci ? sql`ilike` : sql`like`;
-      const folded = (s: string) => (ci ? foldAscii(s) : s);
-      const equals = () => compare(sql`${fold(t)} = (${folded(operand as string)}::text collate "C")`);
-      switch (op) {
-        case 'equals':
-          return equals();
-        case 'notEquals':
-          return sql`(not ${equals()})`;
-        case 'in':
-          return compare(sql`${fold(t)} = any(${(operand as string[]).map(folded)}::text[] collate "C")`);
-        case 'gt':
-          return compare(sql`(${t} collate "C") > ${operand}::text`);
-        case 'gte':
-          return compare(sql`(${t} collate "C") >= ${operand}::text`);
-        case 'lt':
-          return compare(sql`(${t} collate "C") < ${operand}::text`);
-        case 'lte':
-          return compare(sql`(${t} collate "C") <= ${operand}::text`);
-        case 'contains':
-          return compare(sql`(${t} collate "C") ${like} ${`%${escapeLike(operand as string)}%`}::text`);
-        case 'startsWith':
-          return compare(sql`(${t} collate "C") ${like} ${`${escapeLike(operand as string)}%`}::text`);
-      }
-      break;
-    }
-    case 'BOOLEAN':
-    case 'JSON': {
-      const equals = () => compare(sql`${value} = ${JSON.stringify(operand)}::jsonb`);
-      switch (op) {
-        case 'equals':
-          return equals();
-        case 'notEquals':
-          return sql`(not ${equals()})`;
-        case 'in':
-          return sql`exists (select 1 from jsonb_array_elements(${JSON.stringify(operand)}::jsonb) as ${k}(v) where ${k}.v = ${value})`;
-        case 'contains':
-          return sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(${value}) = 'array' then ${value} end) as ${k}(v)
-            where ${k}.v = to_jsonb(${operand}::text))`;
-      }
-      break;
-    }
-  }
-  throw new FilterError(`filter.property.${op}: does not apply to ${info.type} property "${p.name}"`);
-}
-
-/**
- * A prefilter the GiST index assets_geometry_bbox serves: the box around the asset's vertices
- * overlaps the given one (edges included). It only narrows: every asset the exact vertex tests
- * keep passes it, because rounding to float8 keeps order (a swapped box is normalised, which
- * still holds every asset the exact test keeps).
- */
-function boxOverlaps(alias: string, minLon: number, minLat: number, maxLon: number, maxLat: number): Sql {
-  return sql`(asset_bbox(${column(alias, 'geometry')}) && box(point(${minLon}::float8, ${minLat}::float8), point(${maxLon}::float8, ${maxLat}::float8)))`;
-}
-
-/**
- * A box that holds every point within `meters` of (lon, lat) by the haversine distance, with
- * 1% to spare, or null when none is useful (near a pole, or across the antimeridian).
- * Latitude: d ≥ R·|Δφ|. Longitude: hav(d/R) ≥ cos φ₁ cos φ₂ hav(Δλ) ≥ cos²L hav(Δλ) for
- * latitudes within ±L, so |Δλ| ≤ 2·asin(sin(d/2R) / cos L).
- */
-export function boxAround(lon: number, lat: number, meters: number): [number, number, number, number] | null {
-  const angle = (meters * 1.01) / EARTH_RADIUS_METERS;
-  const dLat = (angle * 180) / Math.PI;
-  const L = Math.abs(lat) + dLat;
-  if (L >= 89) return null;
-  const s = Math.sin(angle / 2) / Math.cos((L * Math.PI) / 180);
-  if (s >= 1) return null;
-  const dLon = (2 * Math.asin(s) * 180) / Math.PI;
-  if (lon - dLon < -180 || lon + dLon > 180) return null;
-  return [lon - dLon, lat - dLat, lon + dLon, lat + dLat];
-}
-
-function compileGeometry(g: AssetGeometryPredicateInput, alias: string): Sql {
-  const parts: Sql[] = [];
-  const v = sql.id(`${alias}_v`);
-  const vertices = sql`jsonb_path_query(${column(alias, 'geometry')}, ${VERTICES_PATH}) as ${v}(p)`;
-  if (given(g.bbox)) {
-    const [minLon, minLat, maxLon, maxLat] = g.bbox;
-    parts.push(boxOverlaps(alias, minLon!, minLat!, maxLon!, maxLat!));
-    const lon = sql`(${v}.p ->> 0)::numeric`;
-    const lat = sql`(${v}.p ->> 1)::numeric`;
-    parts.push(
-      sql`coalesce((select min(${lon}) <= ${maxLon}::numeric and max(${lon}) >= ${minLon}::numeric
-        and min(${lat}) <= ${maxLat}::numeric and max(${lat}) >= ${minLat}::numeric from ${vertices}), false)`,
-    );
-  }
-  if (given(g.near)) {
-    const { longitude, latitude, distanceMeters } = g.near;
-    const around = boxAround(longitude, latitude, distanceMeters);
-    if (around) parts.push(boxOverlaps(alias, ...around));
-    const lon = sql`radians((${v}.p ->> 0)::float8)`;
-    const lat = sql`radians((${v}.p ->> 1)::float8)`;
-    const lon0 = sql`radians(${longitude}::float8)`;
-    const lat0 = sql`radians(${latitude}::float8)`;
-    const h = sql`power(sin((${lat} - ${lat0}) / 2), 2) + cos(${lat0}) * cos(${lat}) * power(sin((${lon} - ${lon0}) / 2), 2)`;
-    parts.push(
-      sql`exists (select 1 from ${vertices}
-        where 2 * ${EARTH_RADIUS_METERS}::float8 * asin(sqrt(least(1::float8, ${h}))) <= ${distanceMeters}::float8)`,
-    );
-  }
   return all(parts);
 }
 

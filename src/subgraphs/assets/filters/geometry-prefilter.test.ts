@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boxAround } from './compile.ts';
+import { boxAround } from './compile-geometry.ts';
 
 const R = 6371008.8;
 const rad = (d: number) => (d * Math.PI) / 180;

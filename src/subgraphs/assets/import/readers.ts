@@ -323,7 +323,9 @@ export async function* readGeoJson(input: Readable): AsyncGenerator<ReadItem> {
           if (keyBuf !== undefined) {
             try {
               lastKey = JSON.parse(`"${keyBuf}"`);
-            } catch {
+            } catch (e) {
+              // A key with a broken escape: its row is reported by the parser that follows.
+              if (!(e instanceof SyntaxError)) throw e;
               lastKey = undefined;
             }
             keyBuf = undefined;

@@ -129,7 +129,8 @@ export function validateAsset(
     if (typeof g === 'string') {
       try {
         g = JSON.parse(g);
-      } catch {
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
         errors.push('geometry: not valid JSON');
         g = undefined;
       }
@@ -236,7 +237,8 @@ function coerce(def: PropertyDefinition, raw: unknown, text: boolean, enumValues
       if (text) {
         try {
           value = JSON.parse(raw as string);
-        } catch {
+        } catch (e) {
+          if (!(e instanceof SyntaxError)) throw e;
           return { error: 'not valid JSON' };
         }
       }

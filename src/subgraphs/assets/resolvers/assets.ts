@@ -21,8 +21,10 @@ function parseAssetSubjectReference(reference: string): { profile: string; id: s
   if (parts.length !== 2 || !parts[0] || !parts[1]) return null;
   try {
     return { profile: decodeURIComponent(parts[0]), id: decodeURIComponent(parts[1]) };
-  } catch {
-    return null;
+  } catch (e) {
+    // A malformed percent-encoding names no asset.
+    if (e instanceof URIError) return null;
+    throw e;
   }
 }
 

@@ -48,8 +48,11 @@ export class OidcVerifier {
     let unverified: JWTPayload;
     try {
       unverified = decodeJwt(token);
-    } catch {
-      throw new TokenError('The identity token is not a JWT.');
+    } catch (e) {
+      // jose's JWTInvalid: anything that does not decode as a JWT.
+      if ((e as { code?: unknown }).code === 'ERR_JWT_INVALID' || e instanceof TypeError)
+        throw new TokenError('The identity token is not a JWT.');
+      throw e;
     }
     const issuer =
       typeof unverified.iss === 'string' ? this.#issuers.get(unverified.iss.replace(/\/+$/, '')) : undefined;

@@ -118,7 +118,9 @@ export function twilioSmsSender(options: TwilioOptions): SmsSender {
       let json: unknown;
       try {
         json = JSON.parse(text);
-      } catch {
+      } catch (e) {
+        // An answer that is not JSON (a proxy's error page) is read by its status alone.
+        if (!(e instanceof SyntaxError)) throw e;
         json = undefined;
       }
       const fields = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;

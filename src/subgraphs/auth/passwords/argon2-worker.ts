@@ -17,8 +17,10 @@ try {
   // Linux: /proc/thread-self -> "<pid>/task/<tid>"; a thread's nice value is its own.
   const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
   if (Number.isInteger(tid)) setPriority(tid, 10);
-} catch {
-  // Elsewhere the thread keeps the default priority.
+} catch (e) {
+  // Elsewhere (no /proc/thread-self, or not allowed to lower it) the thread keeps the default
+  // priority; anything but a system call's refusal is a fault.
+  if (typeof (e as { code?: unknown }).code !== 'string') throw e;
 }
 
 parentPort?.on('message', (job: Job) => {

@@ -131,8 +131,9 @@ const KINDS: ReadonlySet<string> = new Set(['session', 'challenge', 'api_key']);
  * A lookup that overlapped a notice serves its own request but is not kept. After a write of
  * this process's own to those tables (told when it commits), the next request that would use a
  * session read before it waits until the notices committed before it have arrived (a probe the
- * listening connection sends itself, one for every request waiting), so a session revoked here
- * never resolves here again, however soon the next request comes. A slide of the idle expiry
+ * listening connection sends itself, one for every request waiting), or, without notices, reads
+ * it again, so a session revoked here never resolves here again, however soon the next request
+ * comes. A slide of the idle expiry
  * sends no notice: a kept session that looks expired is read again before it is ended.
  */
 class SessionResolver implements SessionResolution {
@@ -194,6 +195,10 @@ class SessionResolver implements SessionResolution {
       await this.#settle();
       entry = this.#cache.get(key);
     }
+    // Not hearing notices (PGlite, or the listening connection gone): a write of this process's
+    // own to the session tables since it was read (a sign-out, a revoked API key, a user disabled
+    // here) is not waited for but read again, so that it holds here at once.
+    if (entry && !this.#live && writes > entry.writesSeen) entry = undefined;
     const now = this.#clock.now().getTime();
     let fresh = false;
     if (!entry || now - entry.fetchedAt > (this.#live ? this.#liveCacheMs : this.#cacheMs)) {

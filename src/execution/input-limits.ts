@@ -1,0 +1,172 @@
+import { BREAK, type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
+import { Fact, type ParsedDocument } from './operation.ts';
+
+/** What an operation's input may hold. */
+export interface InputLimits {
+  /** The longest string, in UTF-16 code units. */
+  maxStringLength: number;
+  /** The most items in one list. */
+  maxListLength: number;
+}
+
+function refusal(message: string, limit: keyof InputLimits, maximum: number): GraphQLError {
+  return new GraphQLError(message, {
+    // HTTP 400 whatever the Accept header, like every limit (docs/security.md).
+    extensions: { code: 'BAD_USER_INPUT', limit, maximum, http: { status: 400 } },
+  });
+}
+
+/** A place in `variables` not yet spelled out: its parent's path and its key or index there. */
+type Place = [value: unknown, parent: string, key: string | number | null];
+
+/** `$input.assets[3].id`, spelled only when a refusal names it; long paths are cut. */
+function pathOf([, parent, key]: Place): string {
+  const path =
+    key === null
+      ? parent
+      : typeof key === 'number'
+        ? `${parent}[${key}]`
+        : parent === '$'
+          ? `$${key}`
+          : `${parent}.${key}`;
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}
+
+/**
+ * Why `value` may not be an argument, or null: too long, holding U+0000 (no text column can), or
+ * a lone surrogate (not Unicode: PostgreSQL's JSON parser refuses its `\ud800` escape).
+ */
+function problem(value: string, maximum: number): string | null {
+  if (value.length > maximum) return `has ${value.length} characters; at most ${maximum} are allowed`;
+  if (value.includes('\u0000')) return 'contains the NUL character (U+0000), which is not allowed';
+  if (!value.isWellFormed()) return 'is not well-formed Unicode (it has a lone surrogate)';
+  return null;
+}
+
+/**
+ * The first string in an operation's arguments that is too long, holds U+0000 or is not Unicode,
+ * or the first list longer than `maxListLength`, as a client error, or null. It looks at every
+ * string and list literal of the document (arguments, input objects and lists, directive
+ * arguments, JSON literals) and every string and list anywhere in `variables` (object keys too),
+ * before anything is coerced or resolved, so no resolver and no query ever sees one, and a list of
+ * 20,000 items costs one look at its length. Iterative over `variables`, so a hostile nesting
+ * cannot overflow the stack.
+ */
+export function checkInputs(
+  document: ParsedDocument,
+  variables: unknown,
+  limits: InputLimits,
+): GraphQLError | null {
+  const { maxStringLength: maximum, maxListLength } = limits;
+  const literals = documentLiterals(document, limits);
+  if (literals.refusal) return refusal(...literals.refusal);
+  const { exempt } = literals;
+  const stack: Place[] = [[variables, '$', null]];
+  while (stack.length) {
+    const place = stack.pop()!;
+    const [value] = place;
+    if (typeof value === 'string') {
+      const why = problem(value, maximum);
+      if (why) return refusal(`The variable ${pathOf(place)} ${why}.`, 'maxStringLength', maximum);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      if (value.length > maxListLength && !(place[1] === '$' && exempt.has(String(place[2]))))
+        return refusal(
+          `The variable ${pathOf(place)} has ${value.length} items; at most ${maxListLength} are allowed.`,
+          'maxListLength',
+          maxListLength,
+        );
+      const path = pathOf(place);
+      for (let i = 0; i < value.length; i++) stack.push([value[i], path, i]);
+      continue;
+    }
+    const path = pathOf(place);
+    for (const [key, item] of Object.entries(value)) {
+      const why = problem(key, maximum);
+      if (why) return refusal(`A key in the variable ${path} ${why}.`, 'maxStringLength', maximum);
+      stack.push([item, path, key]);
+    }
+  }
+  return null;
+}
+
+/**
+ * The variables a document passes as a router's `_entities(representations:)`: one item per entity
+ * a plan reached, bounded by their count in the cost model rather than by the list and variables
+ * limits a client's own input is held to.
+ */
+export function representationVariables(document: ParsedDocument, limits: InputLimits): ReadonlySet<string> {
+  return documentLiterals(document, limits).exempt;
+}
+
+/** What a document's literals hold against the limits: the same for every request of it. */
+interface Literals {
+  limits: InputLimits;
+  /** The refusal's message, limit and maximum, when a literal is over a limit. */
+  refusal: [message: string, limit: keyof InputLimits, maximum: number] | null;
+  /** Variables passed as `_entities(representations:)`, which are priced by length instead. */
+  exempt: ReadonlySet<string>;
+}
+
+/** Kept with the parsed document, for the limits it was last checked against. */
+const LITERALS = new Fact<{ literals?: Literals }>('literals against the input limits');
+
+function documentLiterals(record: ParsedDocument, limits: InputLimits): Literals {
+  const kept = record.get(LITERALS, (): { literals?: Literals } => ({}));
+  const known = kept.literals;
+  if (
+    known &&
+    known.limits.maxStringLength === limits.maxStringLength &&
+    known.limits.maxListLength === limits.maxListLength
+  )
+    return known;
+  kept.literals = literalsOf(record.document, limits);
+  return kept.literals;
+}
+
+function literalsOf(document: DocumentNode, limits: InputLimits): Literals {
+  const { maxStringLength: maximum, maxListLength } = limits;
+  // A router's entity fetch lists one representation per entity a plan reached (a page of 1,000
+  // assets' issues, the wells of 100 facilities): `_entities(representations:)` is priced by its
+  // length instead (shared/cost.ts), so only its strings are bounded here.
+  // A field is entered before its arguments, so one walk notes them before it reaches their lists.
+  const representations = new Set<unknown>();
+  const exempt = new Set<string>();
+  let found: Literals['refusal'] = null;
+  const at = (node: { loc?: { source: { body: string }; start: number } }) =>
+    node.loc ? ` at line ${lineOf(node.loc.source.body, node.loc.start)}` : '';
+  visit(document, {
+    [Kind.FIELD]: (node) => {
+      if (node.name.value !== '_entities') return;
+      for (const arg of node.arguments ?? []) {
+        if (arg.name.value !== 'representations') continue;
+        if (arg.value.kind === Kind.VARIABLE) exempt.add(arg.value.name.value);
+        else representations.add(arg.value);
+      }
+    },
+    [Kind.STRING]: (node) => {
+      const why = problem(node.value, maximum);
+      if (!why) return undefined;
+      found = [`The string argument${at(node)} ${why}.`, 'maxStringLength', maximum];
+      return BREAK;
+    },
+    [Kind.LIST]: (node) => {
+      if (node.values.length <= maxListLength || representations.has(node)) return undefined;
+      found = [
+        `The list argument${at(node)} has ${node.values.length} items; at most ${maxListLength} are allowed.`,
+        'maxListLength',
+        maxListLength,
+      ];
+      return BREAK;
+    },
+  });
+  return { limits, refusal: found, exempt };
+}
+
+function lineOf(body: string, offset: number): number {
+  let line = 1;
+  for (let i = body.indexOf('\n'); i !== -1 && i < offset; i = body.indexOf('\n', i + 1)) line++;
+  return line;
+}

@@ -1,0 +1,152 @@
+import { type ExecutionArgs, type ExecutionResult, execute, type GraphQLSchema } from 'graphql';
+import type { Plugin as EnvelopPlugin } from 'graphql-yoga';
+import type { DocumentLimits } from '../config/index.ts';
+import type { Logger } from '../shared/logger.ts';
+import { maskError, toGraphQLError } from '../shared/mask-error.ts';
+import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
+import { type Admission, type Admitted, type Asked, admit, isRefused, type Place } from './admit.ts';
+import { documentShapeLimits, useNoIntrospection } from './document-limits.ts';
+import { CompiledOperations } from './executors/compiled.ts';
+import { type OperationPlanner, OperationPlans } from './executors/plans.ts';
+import { type Operation, Operations } from './operation.ts';
+import { bodyBytes } from './request-body.ts';
+import { boundedErrors, type ResponseBudget, stoppedResult } from './response-budget.ts';
+
+/** What a subgraph's execution reads of a request's context. */
+export interface ExecutionContext {
+  /** What this request may still resolve (shared/response-budget.ts). */
+  budget: ResponseBudget;
+}
+
+export interface SubgraphExecutionOptions<C> {
+  name: string;
+  /** The subgraph's executable schema. */
+  schema: GraphQLSchema;
+  documentLimits: DocumentLimits;
+  /** Answer `__schema`/`__type`; without, no error suggests a name. */
+  introspection: boolean;
+  maxStringLength: number;
+  /** Queries answered by a plan of the subgraph's own, where it has one @default none */
+  planner?: OperationPlanner<C>;
+  log: Logger;
+  metrics?: Metrics;
+}
+
+/**
+ * How a subgraph answers an operation, whichever door it came in by (src/execution/README.md):
+ * our gateway's request over HTTP, answered early; any request through the subgraph's Yoga (another
+ * router's, a client's at its port); our gateway in this process (`Subgraph.executeLocally`). Each
+ * door admits the request ({@link admit}: variables, input limits, coercion, price) and answers it
+ * ({@link answer}: by the operation's plan, compiled, or by graphql-js; within the response budget;
+ * errors bounded and masked), so no door checks or runs anything another does not.
+ */
+export class SubgraphExecution<C extends ExecutionContext> {
+  /** Everything worked out about this subgraph's operations, kept with their parsed documents. */
+  readonly operations = new Operations();
+  readonly place: Place;
+  readonly #schema: GraphQLSchema;
+  readonly #compiled: CompiledOperations;
+  readonly #plans: OperationPlans<C> | undefined;
+  readonly #log: Logger;
+  readonly #maxErrors: number;
+
+  constructor(options: SubgraphExecutionOptions<C>) {
+    const { documentLimits } = options;
+    this.#schema = options.schema;
+    this.place = {
+      schema: options.schema,
+      documentLimits,
+      inputLimits: { maxStringLength: options.maxStringLength, maxListLength: documentLimits.maxListLength },
+      introspection: options.introspection,
+      prices: true,
+    };
+    this.#compiled = new CompiledOperations(options.schema);
+    this.#plans = options.planner
+      ? new OperationPlans<C>(options.schema, options.planner, options.name, options.metrics ?? NO_METRICS)
+      : undefined;
+    this.#log = options.log;
+    this.#maxErrors = documentLimits.maxErrors;
+  }
+
+  /** The checks every request gets before its operation runs here. */
+  admit(operation: Operation, asked: Asked): Admission {
+    return admit(this.place, operation, asked);
+  }
+
+  /**
+   * Runs an admitted operation and answers it: by its plan when it has one that takes this
+   * request, else compiled (unless `reused` is false: a document made for one request is not worth
+   * compiling), else by graphql-js; stopped by its budget, its errors bounded and masked.
+   */
+  async answer(
+    operation: Operation,
+    admitted: Admitted,
+    contextValue: C,
+    options: { reused?: boolean } = {},
+  ): Promise<ExecutionResult> {
+    let result: ExecutionResult;
+    try {
+      result =
+        (await this.#plans?.run(operation, contextValue, admitted.coerced)) ??
+        (await this.#execute(operation, admitted, contextValue, options.reused ?? true));
+    } catch (e) {
+      // What Yoga would answer for a failure outside the resolvers (building a plan's context).
+      result = { errors: [toGraphQLError(e)] };
+    }
+    result = stoppedResult(contextValue.budget) ?? boundedErrors(result, this.#maxErrors);
+    if (result.errors?.length) result = { ...result, errors: result.errors.map((e) => this.mask(e)) };
+    return result;
+  }
+
+  /** An error as a client of this subgraph may see it (shared/mask-error.ts). */
+  mask(error: unknown) {
+    return maskError(error, this.#log, 'unexpected error in resolver');
+  }
+
+  /**
+   * The Yoga plugins of the subgraph's own port: the document limits and introspection rule at
+   * validation, kept per document; then, for every operation Yoga validated, this execution's
+   * admission and answer in place of Yoga's executor. A subscription keeps Yoga's.
+   */
+  plugins(introspection: boolean, refused?: Place['refused']): EnvelopPlugin[] {
+    return [
+      ...documentShapeLimits(this.place.documentLimits, introspection, this.operations, refused),
+      ...(introspection ? [] : [useNoIntrospection()]),
+      {
+        onExecute: ({ args, setExecuteFn, setResultAndStopExecution }) => {
+          const operation = this.operations.of(args.document, args.operationName);
+          if (operation.type === 'subscription') return;
+          operation.validated = true;
+          const context = args.contextValue as unknown as C & { request?: Request };
+          const admission = this.admit(operation, {
+            variables: args.variableValues as Asked['variables'],
+            requestBytes: context.request ? bodyBytes(context.request) : undefined,
+          });
+          if (isRefused(admission)) {
+            setResultAndStopExecution({ errors: [...admission.refused] });
+            return;
+          }
+          setExecuteFn(() => this.answer(operation, admission, context));
+        },
+      },
+    ];
+  }
+
+  async #execute(
+    operation: Operation,
+    admitted: Admitted,
+    contextValue: C,
+    reused: boolean,
+  ): Promise<ExecutionResult> {
+    const compiled = reused ? this.#compiled.forRequest(operation, admitted.variables) : null;
+    if (compiled) return compiled.run(undefined, contextValue, admitted.variables);
+    const args: ExecutionArgs = {
+      schema: this.#schema,
+      document: operation.document,
+      operationName: operation.operationName,
+      variableValues: admitted.variables,
+      contextValue,
+    };
+    return execute(args);
+  }
+}

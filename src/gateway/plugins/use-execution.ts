@@ -1,0 +1,170 @@
+import type { ExecutionResult } from 'graphql';
+import { isRefused } from '../../execution/admit.ts';
+import { DECLINED, type GatewayExecution } from '../../execution/gateway.ts';
+import type { Operation } from '../../execution/operation.ts';
+import { bodyBytes } from '../../execution/request-body.ts';
+import { type PlainRequest, plainRequest, respond } from '../../execution/respond.ts';
+import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
+import type { OperationSpan, PreparedSpan } from '../../shared/tracing.ts';
+import type { Plugin } from '../http.ts';
+import type { CorrelationContext } from './use-correlation-id.ts';
+import type { IdentityContext } from './use-session-identity.ts';
+
+/**
+ * What the execution learnt of one GraphQL request, kept by this plugin alone in the request's
+ * context ({@link executionOf} reads it for the metrics).
+ */
+export interface RequestExecution {
+  /** The operation name the client asked for. */
+  requested?: string | null;
+  /** The operation executed (its own name), and whether it answered errors; unset when none was. */
+  executed?: { name: string | null; errors: boolean };
+  /** The operation whose join the fast door declined: the pipeline plans it, without joining it again. */
+  declined?: Operation;
+}
+
+export interface ExecutionContext {
+  execution?: RequestExecution;
+}
+
+type Context = CorrelationContext & IdentityContext & ExecutionContext;
+
+/** What the execution learnt of a request, once the gateway has answered it. */
+export function executionOf(context: ExecutionContext): RequestExecution | undefined {
+  return context.execution;
+}
+
+export interface UseExecutionOptions {
+  /** The gateway's GraphQL path. */
+  graphqlPath: string;
+  execution: GatewayExecution<Context>;
+  /** Answer at the fast door what it may take (`ASSETQL_PREPARED_OPERATIONS`); the pipeline door is always open. */
+  fastDoor: boolean;
+  /** The CORS policy the runtime applies: a request it would answer with CORS headers takes the runtime's path. */
+  cors: false | ((request: Request) => unknown);
+  /** The server adapter's response class (it writes its string body as it is). */
+  responseClass(): { new (body?: BodyInit | null, init?: ResponseInit): Response };
+  metrics?: Metrics;
+  /**
+   * With tracing on: a request answered at the fast door in spans of its own, in place of the
+   * runtime pipeline's, which it skips (src/observability/tracing.ts).
+   */
+  tracePrepared?(
+    request: Request,
+    operation: PreparedSpan,
+    run: (span: OperationSpan) => Promise<Response>,
+  ): Promise<Response>;
+}
+
+/**
+ * The gateway's two doors into execution (src/execution/README.md), each admitting a request and
+ * answering it the same way (src/execution/gateway.ts):
+ *
+ * - **the fast door**, the innermost of the HTTP hooks (so every request has had its body bounded
+ *   and read, its CSRF check, its session resolved, its tenant's turn): a plain JSON request for an
+ *   operation the pipeline has validated before, routed direct or joined, is admitted, answered
+ *   and written here, errors and refusals too, without the runtime's pipeline (Yoga's request
+ *   handling, the runtime's context, envelop's hooks); a joined request whose join declines goes
+ *   on to the pipeline, which plans it;
+ * - **the pipeline door**, the runtime's execute hook: every operation that passed parse and
+ *   validation, on any route.
+ */
+export function useExecution(options: UseExecutionOptions): Plugin<Context> {
+  const { execution, graphqlPath } = options;
+  const metrics = options.metrics ?? NO_METRICS;
+
+  async function fastDoor(
+    request: Request,
+    context: Context,
+    next: (request: Request) => Promise<Response>,
+    operation: Operation,
+    asked: PlainRequest,
+    state: RequestExecution,
+    span?: OperationSpan,
+  ): Promise<Response> {
+    // A client that has gone away is answered as the pipeline answers it (the masked-errors hook
+    // answers 499): before, nothing is executed for it.
+    request.signal.throwIfAborted();
+    const admission = execution.admit(operation, {
+      variables: asked.variables,
+      requestBytes: bodyBytes(request),
+    });
+    let result: ExecutionResult;
+    if (isRefused(admission)) {
+      result = execution.shape({ errors: [...admission.refused] }, operation, context);
+    } else {
+      state.executed = { name: operation.name, errors: false };
+      const answered = await execution.answer(operation, admission, context, undefined, request.signal);
+      if (answered === DECLINED) {
+        state.executed = undefined;
+        state.declined = operation;
+        return next(request);
+      }
+      result = answered;
+    }
+    request.signal.throwIfAborted();
+    if (result.errors?.length && state.executed) state.executed.errors = true;
+    span?.errors(result.errors?.length ?? 0);
+    metrics.preparedOperation();
+    return respond(result, asked.mediaType, options.responseClass());
+  }
+
+  return {
+    async onHttpRequest(request, context, next) {
+      if (context.pathname !== graphqlPath) return next(request);
+      const state: RequestExecution = {};
+      context.execution = state;
+      const asked = options.fastDoor ? plainRequest(request) : undefined;
+      if (!asked) return next(request);
+      if (options.cors && request.headers.has('origin') && options.cors(request)) return next(request);
+      const operation = execution.operations.find(asked.query, asked.operationName);
+      if (!operation || execution.route(operation).kind === 'planned') return next(request);
+      state.requested = asked.operationName;
+      const run = (span?: OperationSpan) => fastDoor(request, context, next, operation, asked, state, span);
+      if (!options.tracePrepared) return run();
+      return options.tracePrepared(
+        request,
+        {
+          name: operation.name,
+          type: operation.type === 'mutation' ? 'mutation' : 'query',
+          document: asked.query,
+          pathname: context.pathname,
+          requestId: context.requestId,
+        },
+        run,
+      );
+    },
+    onParams({ params, context }) {
+      const state = (context as ExecutionContext).execution;
+      if (state) state.requested = params.operationName;
+    },
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const context = args.contextValue as Context & { request?: Request };
+      execution.learn(args.schema);
+      const operation = execution.operations.of(args.document, args.operationName);
+      // It passed parse and validation here: the fast door may take it from now on.
+      operation.validated = true;
+      const state = context.execution;
+      const admission = execution.admit(operation, {
+        variables: args.variableValues as Record<string, unknown> | undefined,
+        requestBytes: context.request ? bodyBytes(context.request) : undefined,
+      });
+      if (isRefused(admission)) {
+        setResultAndStopExecution(execution.shape({ errors: [...admission.refused] }, operation, context));
+        return;
+      }
+      if (state) state.executed = { name: operation.name, errors: false };
+      const declined = state?.declined === operation;
+      setExecuteFn(async (a) => {
+        const planned = () => executeFn(a) as Promise<ExecutionResult>;
+        const answered = declined
+          ? execution.shape(await planned(), operation, context)
+          : await execution.answer(operation, admission, context, planned, context.request?.signal);
+        // Never: with the planner given, a declined join is planned.
+        if (answered === DECLINED) throw new Error('a declined join was not planned');
+        if (answered.errors?.length && state?.executed) state.executed.errors = true;
+        return answered;
+      });
+    },
+  };
+}
