@@ -175,7 +175,7 @@ export function useDocumentCache(cache: DocumentCache = createDocumentCache()): 
       const found = plugins.flatMap((plugin, i) => (isYogaParserCache(plugin as EnvelopPlugin) ? [i] : []));
       if (found.length !== 1) {
         throw new Error(
-          `expected Yoga's parser cache once among the runtime's plugins, found it ${found.length} times (src/shared/document-cache.ts)`,
+          `expected Yoga's parser cache once among the runtime's plugins, found it ${found.length} times (src/execution/document-cache.ts)`,
         );
       }
       const i = found[0]!;
@@ -188,7 +188,7 @@ export function useDocumentCache(cache: DocumentCache = createDocumentCache()): 
     onYogaInit({ yoga }) {
       const used = (yoga as unknown as { getEnveloped: { _plugins: EnvelopPlugin[] } }).getEnveloped._plugins;
       if (!replacement || !used.includes(replacement) || used.some(isYogaParserCache)) {
-        throw new Error("Yoga's parser cache was not replaced (src/shared/document-cache.ts)");
+        throw new Error("Yoga's parser cache was not replaced (src/execution/document-cache.ts)");
       }
     },
   } as EnvelopPlugin;

@@ -6,7 +6,7 @@ import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // Parsed documents are kept between requests within a bound on what they hold, not only on
-// their number (src/shared/document-cache.ts): Yoga's default kept 1,024 of any size, so about
+// their number (src/execution/document-cache.ts): Yoga's default kept 1,024 of any size, so about
 // 600 different documents of 10,000 tokens (5 MB each once parsed), or a thousand different
 // 4-MB bodies, ran the process out of memory. Shown here on the heap itself, through the
 // gateway and through a subgraph's own port.

@@ -40,7 +40,7 @@ import { type AssetArgs, assetPageRequest, pageConnection } from './resolvers/co
  * failure of the database is reported here, once, as the resolvers report it. The plan
  * shares the resolvers' rules (resolvers/common.ts for the page, profiles/effective-properties.ts
  * for what `properties` shows), and a test sends the same requests down both
- * (test/integration/page-plans.test.ts).
+ * (test/integration/parity.test.ts).
  */
 export const planPage: OperationPlanner<AssetsContext> = (schema, _document, operation) => {
   const query = schema.getQueryType();
@@ -94,7 +94,7 @@ export const planPage: OperationPlanner<AssetsContext> = (schema, _document, ope
   const propertiesDef = fieldDef('Asset', 'properties');
   if (!assetsDef || !allDef || !propertiesDef) return null;
   const withProperties = nodeFields.some((f) => f.field === 'properties');
-  // What the resolvers would charge the response budget (shared/response-budget.ts): each field
+  // What the resolvers would charge the response budget (execution/response-budget.ts): each field
   // selected on each object a field returns, a connection's pageInfo and an edge's node with it.
   let fixed = level.length + connection.length;
   let perRow = 0;

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildASTSchema, type GraphQLEnumType, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { ASSET_ERROR_TYPES } from '../subgraphs/assets/error-codes.ts';
-import { AUTH_ERROR_TYPES } from '../subgraphs/auth/error-codes.ts';
-import { ISSUE_ERROR_TYPES } from '../subgraphs/issues/error-codes.ts';
+import { ASSET_ERROR_TYPES } from './assets/error-codes.ts';
+import { AUTH_ERROR_TYPES } from './auth/error-codes.ts';
+import { ISSUE_ERROR_TYPES } from './issues/error-codes.ts';
 
 /** The values of one enum of a subgraph's SDL, read from the file the subgraph serves. */
 function enumValues(subgraph: string, name: string): string[] {
