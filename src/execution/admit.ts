@@ -77,13 +77,10 @@ const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
 export function admit(place: Place, operation: Operation, asked: Asked): Admission {
   const variables = asked.variables ?? NO_VARIABLES;
   if (!asked.checked) {
+    const representations = representationVariables(operation);
     const limited =
-      variablesOverLimits(
-        asked.variables,
-        place.documentLimits,
-        asked.requestBytes,
-        representationVariables(operation.parsed, place.inputLimits),
-      ) ?? checkInputs(operation.parsed, asked.variables, place.inputLimits);
+      variablesOverLimits(asked.variables, place.documentLimits, asked.requestBytes, representations) ??
+      checkInputs(operation.parsed, asked.variables, place.inputLimits, representations);
     if (limited) return refusedFor(place, [limited]);
   }
   const coercion = coerceVariables(place.schema, operation.variableDefinitions, variables, {

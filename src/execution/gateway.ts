@@ -1,5 +1,13 @@
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
-import { type ExecutionResult, GraphQLScalarType, type GraphQLSchema } from 'graphql';
+import {
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  GraphQLScalarType,
+  type GraphQLSchema,
+  Kind,
+  type SelectionSetNode,
+} from 'graphql';
 import type { DocumentLimits } from '../config/index.ts';
 import { ClientGoneError, upstreamTimedOut } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -12,7 +20,7 @@ import { Fact, type Operation, Operations } from './operation.ts';
 import { DirectRoutes } from './routes/direct.ts';
 import { JoinedRoutes } from './routes/joined-plan.ts';
 import type { JoinedPlan } from './routes/joined-run.ts';
-import { shapeResult } from './shape.ts';
+import { ARGUMENT_ERROR, shapeResult } from './shape.ts';
 import type { Caller, SubgraphTransport } from './transports/transport.ts';
 
 /**
@@ -137,7 +145,7 @@ export class GatewayExecution<C extends Caller = Caller> {
     let result: ExecutionResult;
     if (route.kind === 'direct') {
       const local = await this.#send(route.subgraph, operation, admitted.variables, caller, signal);
-      result = named(local.result, route.subgraph.name);
+      result = named(unreachedAsPlanned(local.result, operation), route.subgraph.name);
     } else if (route.kind === 'joined') {
       const outcome = await route.plan.run(admitted.variables, (subgraph, op, variables) =>
         this.#send(subgraph, op, variables, caller, signal),
@@ -225,6 +233,51 @@ export class GatewayExecution<C extends Caller = Caller> {
 }
 
 /**
+ * A subgraph not reached at all (unreachable, or not answering in time) as the planner answers it:
+ * each of the operation's root fields null, with the error at its path, errors first.
+ */
+function unreachedAsPlanned(result: ExecutionResult, operation: Operation): ExecutionResult {
+  const [error, ...more] = result.errors ?? [];
+  const code = error?.extensions?.code;
+  if (!error || more.length || error.path || result.data !== null) return result;
+  if (code !== 'SUBREQUEST_HTTP_ERROR' && code !== 'GATEWAY_TIMEOUT') return result;
+  const keys = rootKeys(operation);
+  if (keys.length === 0) return result;
+  const errors = keys.map(
+    (key) =>
+      new GraphQLError(error.message, {
+        path: [key],
+        originalError: error.originalError,
+        extensions: error.extensions,
+      }),
+  );
+  return { errors, data: Object.fromEntries(keys.map((key) => [key, null])) };
+}
+
+/** The response keys at an operation's root, in the client's order, fragments expanded, each once. */
+function rootKeys(operation: Operation): string[] {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of operation.document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const keys = new Set<string>();
+  const seen = new Set<string>();
+  const walk = (set: SelectionSetNode) => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) {
+        if (s.name.value !== '__typename') keys.add((s.alias ?? s.name).value);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet);
+      else if (!seen.has(s.name.value)) {
+        seen.add(s.name.value);
+        const fragment = fragments.get(s.name.value);
+        if (fragment) walk(fragment.selectionSet);
+      }
+    }
+  };
+  if (operation.definition) walk(operation.definition.selectionSet);
+  return [...keys];
+}
+
+/**
  * `work`'s outcome, or, once `signal` aborts first, the upstream timeout's answer (or the client's
  * departure, thrown): a subgraph in this process is not waited for past either.
  */
@@ -252,9 +305,13 @@ function untilAborted(work: Promise<LocalResult>, signal: AbortSignal): Promise<
   });
 }
 
-/** A subgraph's errors named with it, in `extensions.serviceName` (Hive's convention). */
+/**
+ * A subgraph's errors named with it, in `extensions.serviceName` (Hive's convention); but for an
+ * argument's refusal at execution, which the planned route makes at the gateway, unnamed.
+ */
 function named(result: ExecutionResult, subgraph: string): ExecutionResult {
   for (const error of result.errors ?? []) {
+    if (ARGUMENT_ERROR.test(error.message)) continue;
     const shown = error as { extensions?: Record<string, unknown> };
     shown.extensions ??= {};
     shown.extensions.serviceName ||= subgraph;

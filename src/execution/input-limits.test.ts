@@ -1,6 +1,6 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { checkInputs } from './input-limits.ts';
+import { checkInputs, representationVariables } from './input-limits.ts';
 import { ParsedDocument } from './operation.ts';
 
 /** A parsed document's record, as a place keeps it. */
@@ -41,7 +41,26 @@ describe('checkInputs', () => {
     );
     expect(checkInputs(literal, {}, LIMITS)).toBeNull();
     const variable = record('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }');
-    expect(checkInputs(variable, { r: [1, 2, 3, 4, 5] }, LIMITS)).toBeNull();
-    expect(checkInputs(variable, { r: [1, 2, 3, 4, 5] }, LIMITS)).toBeNull();
+    const exempt = representationVariables(variable.operation(null));
+    expect(checkInputs(variable, { r: [1, 2, 3, 4, 5] }, LIMITS, exempt)).toBeNull();
+    expect(checkInputs(variable, { r: [1, 2, 3, 4, 5] }, LIMITS, exempt)).toBeNull();
+  });
+
+  it('exempts only what the running operation passes as representations, declared [_Any!]!', () => {
+    // Another operation of the document passing $r to _entities exempts nothing of B's $r (#36).
+    const two = record(`query A($r: [_Any!]!) { _entities(representations: $r) { __typename } }
+      query B($r: [String!]) { a(l: $r) }`);
+    expect([...representationVariables(two.operation('A'))]).toEqual(['r']);
+    expect([...representationVariables(two.operation('B'))]).toEqual([]);
+    const b = representationVariables(two.operation('B'));
+    expect(checkInputs(two, { r: ['a', 'b', 'c', 'd'] }, LIMITS, b)?.extensions.limit).toBe('maxListLength');
+    // A representations variable of another type is a client's list like any other.
+    const loose = record('query($r: [String]) { _entities(representations: $r) { __typename } }');
+    expect([...representationVariables(loose.operation(null))]).toEqual([]);
+    // In a fragment the operation spreads, it counts.
+    const spread = record(
+      'query($r: [_Any!]!) { ...F } fragment F on Query { _entities(representations: $r) { __typename } }',
+    );
+    expect([...representationVariables(spread.operation(null))]).toEqual(['r']);
   });
 });

@@ -1,5 +1,6 @@
-import { BREAK, type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
-import { Fact, type ParsedDocument } from './operation.ts';
+import { BREAK, type DocumentNode, GraphQLError, Kind, print, visit } from 'graphql';
+import { operationAlone } from './documents.ts';
+import { Fact, type Operation, type ParsedDocument } from './operation.ts';
 
 /** What an operation's input may hold. */
 export interface InputLimits {
@@ -56,11 +57,12 @@ export function checkInputs(
   document: ParsedDocument,
   variables: unknown,
   limits: InputLimits,
+  /** The running operation's entity representations ({@link representationVariables}), held to the string limit only. */
+  exempt: ReadonlySet<string> = NONE,
 ): GraphQLError | null {
   const { maxStringLength: maximum, maxListLength } = limits;
   const literals = documentLiterals(document, limits);
   if (literals.refusal) return refusal(...literals.refusal);
-  const { exempt } = literals;
   const stack: Place[] = [[variables, '$', null]];
   while (stack.length) {
     const place = stack.pop()!;
@@ -92,22 +94,48 @@ export function checkInputs(
   return null;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
- * The variables a document passes as a router's `_entities(representations:)`: one item per entity
- * a plan reached, bounded by their count in the cost model rather than by the list and variables
- * limits a client's own input is held to.
+ * The variables the running operation (with the fragments it spreads) passes as a router's
+ * `_entities(representations:)`, each declared `[_Any!]!`: one item per entity a plan reached,
+ * bounded by their count in the cost model rather than by the list and variables limits a
+ * client's own input is held to. Only the operation that runs counts: another operation of the
+ * same document exempts nothing of it.
  */
-export function representationVariables(document: ParsedDocument, limits: InputLimits): ReadonlySet<string> {
-  return documentLiterals(document, limits).exempt;
+export function representationVariables(operation: Operation): ReadonlySet<string> {
+  return operation.get(REPRESENTATIONS, () => {
+    const definition = operation.definition;
+    if (!definition) return NONE;
+    const declared = new Set(
+      (definition.variableDefinitions ?? [])
+        .filter((d) => print(d.type) === '[_Any!]!')
+        .map((d) => d.variable.name.value),
+    );
+    const found = new Set<string>();
+    visit(operationAlone(operation.document, definition), {
+      [Kind.FIELD]: (node) => {
+        if (node.name.value !== '_entities') return;
+        for (const arg of node.arguments ?? [])
+          if (
+            arg.name.value === 'representations' &&
+            arg.value.kind === Kind.VARIABLE &&
+            declared.has(arg.value.name.value)
+          )
+            found.add(arg.value.name.value);
+      },
+    });
+    return found.size ? found : NONE;
+  });
 }
+
+const REPRESENTATIONS = new Fact<ReadonlySet<string>>('entity representations');
 
 /** What a document's literals hold against the limits: the same for every request of it. */
 interface Literals {
   limits: InputLimits;
   /** The refusal's message, limit and maximum, when a literal is over a limit. */
   refusal: [message: string, limit: keyof InputLimits, maximum: number] | null;
-  /** Variables passed as `_entities(representations:)`, which are priced by length instead. */
-  exempt: ReadonlySet<string>;
 }
 
 /** Kept with the parsed document, for the limits it was last checked against. */
@@ -133,18 +161,15 @@ function literalsOf(document: DocumentNode, limits: InputLimits): Literals {
   // length instead (shared/cost.ts), so only its strings are bounded here.
   // A field is entered before its arguments, so one walk notes them before it reaches their lists.
   const representations = new Set<unknown>();
-  const exempt = new Set<string>();
   let found: Literals['refusal'] = null;
   const at = (node: { loc?: { source: { body: string }; start: number } }) =>
     node.loc ? ` at line ${lineOf(node.loc.source.body, node.loc.start)}` : '';
   visit(document, {
     [Kind.FIELD]: (node) => {
       if (node.name.value !== '_entities') return;
-      for (const arg of node.arguments ?? []) {
-        if (arg.name.value !== 'representations') continue;
-        if (arg.value.kind === Kind.VARIABLE) exempt.add(arg.value.name.value);
-        else representations.add(arg.value);
-      }
+      for (const arg of node.arguments ?? [])
+        if (arg.name.value === 'representations' && arg.value.kind !== Kind.VARIABLE)
+          representations.add(arg.value);
     },
     [Kind.STRING]: (node) => {
       const why = problem(node.value, maximum);
@@ -162,7 +187,7 @@ function literalsOf(document: DocumentNode, limits: InputLimits): Literals {
       return BREAK;
     },
   });
-  return { limits, refusal: found, exempt };
+  return { limits, refusal: found };
 }
 
 function lineOf(body: string, offset: number): number {

@@ -90,14 +90,23 @@ export class ParsedDocument extends Facts {
     this.document = document;
   }
 
+  /**
+   * The record of the operation `operationName` picks. Kept only for a name that picks one: a
+   * name that picks none (any text a client likes, up to the body's bound) gets a record of its
+   * own that nothing keeps, so that no client can make a document hold more than its operations.
+   */
   operation(operationName: string | null | undefined): Operation {
     const key = operationName ?? null;
-    let operation = this.#operations.get(key);
-    if (!operation) {
-      operation = new Operation(this, key);
-      this.#operations.set(key, operation);
-    }
+    const kept = this.#operations.get(key);
+    if (kept) return kept;
+    const operation = new Operation(this, key);
+    if (operation.definition) this.#operations.set(key, operation);
     return operation;
+  }
+
+  /** The record of the operation `operationName` picks, if one is kept; makes none. */
+  kept(operationName: string | null | undefined): Operation | undefined {
+    return this.#operations.get(operationName ?? null);
   }
 }
 
@@ -139,7 +148,7 @@ export class Operations {
   find(text: string, operationName: string | null): Operation | undefined {
     const document = this.documents.get(text);
     if (document === undefined || document instanceof Error) return undefined;
-    const operation = this.#records.get(document)?.operation(operationName);
+    const operation = this.#records.get(document)?.kept(operationName);
     return operation?.validated ? operation : undefined;
   }
 }

@@ -1,4 +1,5 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
+import { IDENTITY_REFUSED } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { isGraphQLError, withRequestId } from '../shared/mask-error.ts';
 import { costError, type LimitName, limitError } from './document-limits.ts';
@@ -56,7 +57,8 @@ export function shapeResult(
   const errors = result.errors.map((e) => {
     if (!isGraphQLError(e)) return e;
     const code = e.extensions?.code;
-    if (code === 'SUBREQUEST_HTTP_ERROR') return unavailable(e, requestId, options.log);
+    if (code === 'SUBREQUEST_HTTP_ERROR' || e.extensions?.reason === IDENTITY_REFUSED)
+      return unavailable(e, requestId, options.log);
     const located = locatedIn(e, operation);
     if (code === 'INTERNAL_SERVER_ERROR') return quoting(located, requestId);
     if (requestError && !located.extensions?.http)
@@ -82,13 +84,23 @@ function locatedIn(error: GraphQLError, operation: Operation | null): GraphQLErr
   if (!error.path || error.locations?.length || !operation?.definition) return error;
   const field = fieldAt(operation.document, operation.definition, error.path);
   if (!field) return error;
+  // An argument the client's variables made invalid is located at the argument's value.
+  const argument = ARGUMENT_ERROR.exec(error.message)?.[1];
+  const node = (argument && field.arguments?.find((a) => a.name.value === argument)?.value) || field;
   return new GraphQLError(error.message, {
-    nodes: [field],
+    nodes: [node],
     path: error.path,
     originalError: error.originalError,
     extensions: error.extensions,
   });
 }
+
+/**
+ * graphql-js's refusal of a field's argument at execution (a variable with a default, given null
+ * for a non-null argument): the client's error, made where the operation is executed, which the
+ * planned route makes at the gateway and a direct route in its subgraph.
+ */
+export const ARGUMENT_ERROR = /^Argument "([^"]+)" (?:of (?:non-null |required )?type|has invalid value)/;
 
 /**
  * A masked error with the request's correlation id (shared/mask-error.ts). Marked `unexpected`,

@@ -27,6 +27,13 @@ export class ClientGoneError extends Error {
   }
 }
 
+/** What a request whose client has gone is stopped with (nobody reads it: it is answered 499). */
+export function clientClosed(): GraphQLError {
+  return new GraphQLError('The client closed the connection.', {
+    extensions: { code: 'CLIENT_CLOSED_REQUEST' },
+  });
+}
+
 /** True when `error` is (or wraps) a {@link ClientGoneError}. */
 export function isClientGone(error: unknown): boolean {
   let e = error;

@@ -2,6 +2,13 @@ import { createSigner, createVerifier } from 'fast-jwt';
 import { deriveKey } from './secrets.ts';
 
 /** The header that carries the gateway's signed statement of who is calling. */
+/**
+ * `extensions.reason` of a subgraph's refusal of a signed identity it cannot verify (401): behind
+ * our gateway, secrets that differ, an operator's fault, which the gateway answers as the subgraph
+ * being unavailable rather than as the client not being signed in.
+ */
+export const IDENTITY_REFUSED = 'IDENTITY_REFUSED';
+
 export const IDENTITY_HEADER = 'x-assetql-identity';
 /** The correlation id header, accepted from clients when plain and short (Hono's rule). */
 export const REQUEST_ID_HEADER = 'x-request-id';

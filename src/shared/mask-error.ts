@@ -1,5 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import {
+  clientClosed,
+  isClientGone,
   isDatabaseUnavailable,
   isStatementTimeout,
   isUpstreamTimeout,
@@ -43,6 +45,11 @@ export function maskError(error: unknown, log: Logger, what: string): GraphQLErr
  * retry), otherwise a generic message. The gateway adds the correlation id ({@link withRequestId}).
  */
 export function unexpectedError(error: unknown, log: Logger, what: string): GraphQLError {
+  // Nobody is left to read the answer (it is answered 499): not a fault of the service.
+  if (isClientGone(error)) {
+    log.debug({ err: error }, 'client closed the connection before the answer');
+    return clientClosed();
+  }
   if (isDatabaseUnavailable(error)) {
     log.warn({ err: error }, 'database unavailable');
     return serviceUnavailable();

@@ -10,8 +10,8 @@ export interface EarlyDoorOptions<C extends BaseContext> {
   execution: SubgraphExecution<C>;
   /** The signed identity's caller, or undefined when the token is refused (Yoga answers the 401). */
   verify(token: string): Promise<Identity | undefined>;
-  /** The request's context, as Yoga's would be made for the same caller. */
-  context(identity: Identity, requestId: string): Promise<C>;
+  /** The request's context, as Yoga's would be made for the same caller (stopped when `request` is aborted). */
+  context(identity: Identity, requestId: string, request: Request): Promise<C>;
   /** The server adapter's response class. */
   responseClass(): { new (body?: BodyInit | null, init?: ResponseInit): Response };
   metrics?: Metrics;
@@ -43,10 +43,8 @@ export function earlyDoor<C extends BaseContext>(
     if (!operation || request.signal.aborted) return undefined;
     const identity = await options.verify(token);
     if (!identity) return undefined;
-    const context = await options.context(
-      identity,
-      request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID(),
-    );
+    const requestId = request.headers.get(REQUEST_ID_HEADER) ?? crypto.randomUUID();
+    const context = await options.context(identity, requestId, request);
     const admission = execution.admit(operation, {
       variables: asked.variables,
       requestBytes: bodyBytes(request),

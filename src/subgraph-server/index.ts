@@ -12,10 +12,11 @@ import { chargeFieldsResolved, ResponseBudget } from '../execution/response-budg
 import { SubgraphExecution } from '../execution/subgraph.ts';
 import { clientAddress } from '../shared/client-address.ts';
 import { csrfRejection, isCrossSiteSendable } from '../shared/csrf.ts';
-import { upstreamTimedOut } from '../shared/errors.ts';
+import { clientClosed, upstreamTimedOut } from '../shared/errors.ts';
 import {
   ANONYMOUS,
   IDENTITY_HEADER,
+  IDENTITY_REFUSED,
   type Identity,
   IdentityError,
   REQUEST_ID_HEADER,
@@ -124,8 +125,11 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
               throw e;
             }
           },
-          context: async (identity, requestId) =>
-            options.extendContext(baseContext(identity, requestId), LOCAL_REQUEST),
+          context: async (identity, requestId, request) => {
+            const base = baseContext(identity, requestId);
+            stopWhenGone(request, base);
+            return options.extendContext(base, LOCAL_REQUEST);
+          },
           responseClass: () => yoga.fetchAPI.Response,
           metrics,
         });
@@ -154,12 +158,13 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
           if (!(e instanceof IdentityError)) throw e;
           log.warn({ requestId, reason: e.message }, 'rejected identity header');
           throw new GraphQLError('The identity of this request could not be verified.', {
-            extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+            extensions: { code: 'UNAUTHENTICATED', reason: IDENTITY_REFUSED, http: { status: 401 } },
           });
         }
       }
       const base = baseContext(identity, requestId);
       pendingHeaders.set(request, base.responseHeaders);
+      stopWhenGone(request, base);
       return options.extendContext(base, request);
     },
     plugins: [
@@ -279,6 +284,14 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     },
   };
   return subgraph;
+}
+
+/**
+ * A request whose caller goes away (a client at the port, or our gateway past its upstream
+ * timeout, which aborts its request) stops resolving at its next object, through its budget.
+ */
+function stopWhenGone(request: Request, base: BaseContext): void {
+  request.signal.addEventListener('abort', () => base.budget.stop(clientClosed()), { once: true });
 }
 
 /** Context factories take the HTTP request; executed in process there is none to read. */

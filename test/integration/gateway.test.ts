@@ -356,4 +356,40 @@ describe('gateway: clients that go away', () => {
       await app.close();
     }
   });
+
+  it('does not log a client that leaves while the pipeline executes its operation as a fault (#36)', async () => {
+    const lines: string[] = [];
+    const app = await startTestApp({
+      // Every request through the runtime's pipeline door, none through the fast door.
+      config: { preparedOperations: false },
+      log: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }),
+    });
+    const { seedDemo } = await import('../../src/demo/seed.ts');
+    await seedDemo(app.database.db, app.config);
+    const demoSession = await app.sessionFor('demo', 'demo');
+    try {
+      const query =
+        '{ assets(profile: "well") { all(first: 1000) { edges { node { id displayName properties related(relationship: "facility") { __typename } } } } } }';
+      // One at a time, each left a little later than the one before: some before execution,
+      // most while their subgraph resolves.
+      for (let i = 0; i < 24; i++) {
+        const controller = new AbortController();
+        const answer = app.handle(
+          new Request(`${BASE}/api/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-svc-sessionid': demoSession },
+            body: JSON.stringify({ query }),
+            signal: controller.signal,
+          }),
+        );
+        setTimeout(() => controller.abort(), 2 * i);
+        await answer.catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+      expect(logged.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
 });

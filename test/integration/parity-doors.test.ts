@@ -429,6 +429,27 @@ describe("a subgraph's doors: its Yoga, and its early door for our gateway", () 
         expect(body.data._entities).toHaveLength(25_000);
       },
     },
+    ...(
+      [
+        ['a long list', Array.from({ length: 5_000 }, (_, i) => `p${i}`), 'maxListLength'],
+        ['3 MB of strings', Array.from({ length: 400 }, () => 'x'.repeat(7_500)), 'maxVariablesBytes'],
+      ] as const
+    ).map(([what, r, limit]) => ({
+      name: `${what} beside another operation's representations: not exempt (#36)`,
+      subgraph: 'assets',
+      body: {
+        query: `query A($r: [_Any!]!) { _entities(representations: $r) { __typename } }
+          query B($r: [String!]) { assets(profile: "well") { all(first: 1) { edges { node { id properties(only: $r) } } } } }`,
+        operationName: 'B',
+        variables: { r },
+      },
+      headers: () => signed(),
+      early: true,
+      check: (status: number, body: any) => {
+        expect(status).toBe(400);
+        expect(body.errors[0].extensions.limit).toBe(limit);
+      },
+    })),
     {
       name: 'variables with a forwarded session (another router): Yoga',
       subgraph: 'assets',
@@ -644,4 +665,62 @@ describe('same answers, single and distributed', () => {
   it('a session query', async () => {
     await alike('fast', 'distributed fast', () => post({ query: SESSION }, demo));
   });
+});
+
+describe('a subgraph not reached, or refusing the gateway, is answered alike by every route (#36)', () => {
+  let apps: { reference: TestApp; fast: TestApp }[] = [];
+  let closeSubgraphs: () => Promise<void>;
+  beforeAll(async () => {
+    const secret = `${SECRET}-of-the-subgraphs`;
+    // Subgraphs keyed by a secret of their own: a gateway's signed identity does not verify (401).
+    const { serveSubgraphs } = await import('../helpers/app.ts');
+    const others = await serveSubgraphs({ database: routes.database, config: { secret } });
+    closeSubgraphs = others.close;
+    const fast = routes.served['distributed fast']!.subgraphs!.urls;
+    for (const auth of ['http://127.0.0.1:9/graphql', others.urls.auth!]) {
+      const urls = { ...fast, auth };
+      const gateway = (flags: Record<string, unknown>) =>
+        startTestApp({
+          database: routes.database,
+          role: { kind: 'gateway' },
+          config: { secret: SECRET, subgraphUrls: urls, ...flags },
+        });
+      apps.push({ reference: await gateway({ directExecution: false }), fast: await gateway({}) });
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const pair of apps) {
+      await pair.reference.close();
+      await pair.fast.close();
+    }
+    apps = [];
+    await closeSubgraphs?.();
+  });
+
+  /** An answer with its correlation ids left out: they differ between any two requests. */
+  const shown = async (app: TestApp, query: string) => {
+    const s = await sent(
+      await app.handle(post({ query }, { ...demo, accept: 'application/graphql-response+json' })),
+    );
+    return { ...s, body: s.body.replace(/"requestId":"[^"]+"/g, '"requestId":"…"') };
+  };
+
+  for (const query of [
+    '{ session { authenticated } }',
+    '{ a: session { authenticated } b: session { username } }',
+    'query Q { ...S } fragment S on Query { session { authenticated } }',
+  ])
+    it(query, async () => {
+      for (const [i, pair] of apps.entries())
+        for (let sending = 0; sending < 3; sending++) {
+          const expected = await shown(pair.reference, query);
+          expect(
+            await shown(pair.fast, query),
+            `${i ? 'refusing' : 'not reached'}, sending ${sending + 1}`,
+          ).toEqual(expected);
+          const body = JSON.parse(expected.body);
+          expect(body.errors.map((e: any) => e.extensions.code)).toContain('SERVICE_UNAVAILABLE');
+          expect(Object.values(body.data)).toEqual(body.errors.map(() => null));
+        }
+    });
 });

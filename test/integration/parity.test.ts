@@ -153,6 +153,13 @@ const rows: Row[] = [
     check: (a) => expect(a.status).toBe(499),
   },
   {
+    name: 'a non-null argument made null by its variable’s explicit null',
+    body: q('query($p: ID = "well") { assets(profile: $p) { all(first: 1) { edges { node { id } } } } }', {
+      p: null,
+    }),
+    check: (a) => expect(errorsOf(a)[0].locations).toEqual([{ line: 1, column: 42 }]),
+  },
+  {
     name: 'a field error keeps its locations (#36, finding 5)',
     body: q(
       '{ assets(profile: "well") { all(first: 2) { edges { node { id related(relationship: "nosuch") { __typename } } } } } }',

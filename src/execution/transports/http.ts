@@ -84,6 +84,11 @@ export function remoteSubgraph(definition: {
           // it. A property named `errors` somewhere in the data only costs the parse.
           return { result: passedOn(text), responseHeaders };
         }
+        // Refused by the subgraph for what the gateway sent, not for what the client asked (a
+        // signed identity it does not verify: secrets that differ; a body over its bound): the
+        // operator's to mend, answered as the subgraph being unavailable, never as the client's.
+        if (status >= 401 && status < 500)
+          return unavailable(`the subgraph refused the gateway's request with status ${status}`);
         body = JSON.parse(text) as ExecutionResult;
       } catch (e) {
         if (isUpstreamTimeout(e) || isUpstreamTimeout(signal?.reason))
