@@ -119,3 +119,18 @@ describe('estimateCost', () => {
     expect(estimateCost(schema, op(document), {})).toBe(5000);
   });
 });
+
+describe('estimateCost of a router’s entity fetch', () => {
+  it('prices the representations by their number, once per number, whatever they hold', () => {
+    const schema = buildSchema(
+      `scalar _Any union _Entity = Item type Item { id: ID! } type Query { _entities(representations: [_Any!]!): [_Entity]! }`,
+    );
+    const record = op(parse('query($r: [_Any!]!) { _entities(representations: $r) { ... on Item { id } } }'));
+    const of = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => ({ __typename: 'Item', id: `${tag}${i}` }));
+    expect(estimateCost(schema, record, { r: of(3, 'a') })).toBe(3);
+    expect(estimateCost(schema, record, { r: of(3, 'b') })).toBe(3);
+    expect(estimateCost(schema, record, { r: of(500, 'c') })).toBe(500);
+    expect(estimateCost(schema, record, {})).toBe(1);
+  });
+});

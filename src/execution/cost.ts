@@ -60,7 +60,7 @@ export function estimateCost(
   if (!definition.variableDefinitions?.length) {
     if (!known) {
       const cost = price(schema, document, definition, undefined, atLeastOne);
-      known = { reads: { valued: [], stated: [] }, costs: new Map([['', cost]]) };
+      known = { reads: { valued: [], stated: [], counted: [] }, costs: new Map([['', cost]]) };
       bySchema.set(schema, known);
     }
     return known.costs.get('')!;
@@ -72,9 +72,12 @@ export function estimateCost(
   // document as it is priced, every field being visited at least once, so it is the same
   // whatever the values.
   if (!known) {
-    const reads: Reads = { valued: new Set(), stated: new Set() };
+    const reads: Reads = { valued: new Set(), stated: new Set(), counted: new Set() };
     const cost = price(schema, document, definition, variables, atLeastOne, reads);
-    known = { reads: { valued: [...reads.valued], stated: [...reads.stated] }, costs: new Map() };
+    known = {
+      reads: { valued: [...reads.valued], stated: [...reads.stated], counted: [...(reads.counted ?? [])] },
+      costs: new Map(),
+    };
     bySchema.set(schema, known);
     const key = costKey(known.reads, variables);
     if (key !== null) known.costs.set(key, cost);
@@ -99,10 +102,14 @@ const PRICED_AT_LEAST_ONE = new Fact<Map<GraphQLSchema, KnownCosts>>("price as t
 /** Distinct values of the priced variables remembered per operation. */
 const MAX_COSTS_PER_OPERATION = 64;
 
-/** The variables pricing reads: by value (sizes), and only by whether they are given (the rest). */
+/**
+ * The variables pricing reads: by value (sizes), by their length alone (a router's entity
+ * representations, priced one item each), and only by whether they are given (the rest).
+ */
 interface Reads<T = Set<string>> {
   valued: T;
   stated: T;
+  counted?: T;
 }
 
 interface KnownCosts {
@@ -116,15 +123,23 @@ const MAX_KEYED_VALUE = 64;
 
 /**
  * The key of what a pricing depends on: each valued variable's value (0 when absent, [v] when
- * given), each stated one's state (0 absent, 1 null, 2 given); null when a valued one is a list,
- * an object or a long text, which is priced every time instead.
+ * given), each counted one's length (a list's, [v] for anything else), each stated one's state
+ * (0 absent, 1 null, 2 given); null when a valued one is a list, an object or a long text, which
+ * is priced every time instead.
  */
 function costKey(
   reads: Reads<readonly string[]>,
   variables: Record<string, unknown> | null | undefined,
 ): string | null {
-  if (reads.valued.length === 0 && reads.stated.length === 0) return '';
+  const counted = reads.counted ?? [];
+  if (reads.valued.length === 0 && reads.stated.length === 0 && counted.length === 0) return '';
   const parts: unknown[] = [];
+  for (const name of counted) {
+    const v = variables && Object.hasOwn(variables, name) ? variables[name] : undefined;
+    if (Array.isArray(v)) parts.push(['n', v.length]);
+    else if (v !== null && typeof v === 'object') return null;
+    else parts.push([v ?? null]);
+  }
   for (const name of reads.valued) {
     if (!variables || !Object.hasOwn(variables, name)) {
       parts.push(0);
@@ -257,7 +272,10 @@ function price(
       if (sizedFields.length) childSized = new Map(sizedFields.map((f) => [f, size]));
       else factor = size;
     } else if (name === '_entities' && isListType(getNullableType(field.type))) {
-      noteReads(node, ['representations'], reads);
+      // Priced by how many representations there are, whatever they hold.
+      const given = node.arguments?.find((a) => a.name.value === 'representations')?.value;
+      if (reads?.counted && given?.kind === Kind.VARIABLE) reads.counted.add(given.name.value);
+      else noteReads(node, ['representations'], reads);
       const representations = argumentsOf(field, node, vars).representations;
       factor = Array.isArray(representations) ? representations.length : 1;
     }

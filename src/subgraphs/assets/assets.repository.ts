@@ -212,7 +212,15 @@ export async function assetsByKeys(
   keys: readonly { profile: string; id: string }[],
 ): Promise<AssetRow[]> {
   if (keys.length === 0) return [];
-  const { rows } = await sql<AssetColumns>`
+  // One key (an asset by id: the common case) by its primary key alone: PostgreSQL keeps one
+  // generic plan for this text, where the arrays' form is planned anew for each of its runs (its
+  // generic plan, costed for arrays of unknown length, never wins): 0.1 ms of planning a statement.
+  const { rows } =
+    keys.length === 1
+      ? await sql<AssetColumns>`
+    select ${assetColumns('a')} from assets a
+    where a.user_group = ${group} and a.profile = ${keys[0]!.profile} and a.id = ${keys[0]!.id}`.execute(db)
+      : await sql<AssetColumns>`
     select ${assetColumns('a')}
     from unnest(${keys.map((k) => k.profile)}::text[], ${keys.map((k) => k.id)}::text[]) as k(profile, id)
     join assets a on a.user_group = ${group} and a.profile = k.profile and a.id = k.id`.execute(db);

@@ -51,6 +51,18 @@ export async function issuesBySubjects(
   page: IssuePage,
 ): Promise<(IssueRow & { subject_index: number })[]> {
   if (subjects.length === 0) return [];
+  // One subject (an asset's issues: the common case) without the arrays, which PostgreSQL plans
+  // anew for every run (assets.repository.ts, assetsByKeys).
+  if (subjects.length === 1) {
+    const [subject] = subjects as [SubjectKey];
+    const { rows } = await sql<IssueRow & { subject_index: number }>`
+      select i.*, 0 as subject_index from issues i
+      where i.user_group = ${group} and i.subject_type = ${subject.type} and i.subject_reference = ${subject.reference}
+        and i.seq < ${page.beforeSeq ?? Number.MAX_SAFE_INTEGER}
+      order by i.seq desc
+      limit ${page.limit + 1}`.execute(db);
+    return rows;
+  }
   const { rows } = await sql<IssueRow & { subject_index: number }>`
     select i.*, s.ord::int - 1 as subject_index
     from unnest(${subjects.map((s) => s.type)}::text[], ${subjects.map((s) => s.reference)}::text[])
