@@ -22,8 +22,9 @@ const PROCESSORS = [['text/event-stream'], ['multipart/mixed'], REGULAR];
  */
 export function regularMediaType(accept: string | null): string | null {
   // Clients send the same few values again and again: each decided once, the 64 most recent kept.
-  // A value longer than any browser's is decided anew.
-  if (accept === null || accept.length > MEDIA_TYPE_MEMO_LENGTH) return mediaTypeFor(accept);
+  // A value longer than any browser's is decided anew; none at all is Yoga's default.
+  if (accept === null) return NO_ACCEPT;
+  if (accept.length > MEDIA_TYPE_MEMO_LENGTH) return mediaTypeFor(accept);
   let kept = mediaTypes.get(accept);
   if (kept === undefined) {
     kept = { chosen: mediaTypeFor(accept) };
@@ -33,6 +34,8 @@ export function regularMediaType(accept: string | null): string | null {
 }
 
 const MEDIA_TYPE_MEMO_LENGTH = 256;
+/** What a request without an `Accept` header is answered with (as one accepting anything). */
+const NO_ACCEPT = mediaTypeFor(null);
 const mediaTypes = new LRUCache<string, { chosen: string | null }>({ max: 64 });
 
 function mediaTypeFor(accept: string | null): string | null {
