@@ -23,6 +23,7 @@ import {
   valueFromAST,
   valueFromASTUntyped,
 } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { isGraphQLError } from '../shared/mask-error.ts';
 import { Fact, type Operation } from './operation.ts';
 
@@ -60,7 +61,7 @@ export function estimateCost(
   if (!definition.variableDefinitions?.length) {
     if (!known) {
       const cost = price(schema, document, definition, undefined, atLeastOne);
-      known = { reads: { valued: [], stated: [], counted: [] }, costs: new Map([['', cost]]) };
+      known = { reads: { valued: [], stated: [], counted: [] }, costs: pricedCosts([['', cost]]) };
       bySchema.set(schema, known);
     }
     return known.costs.get('')!;
@@ -76,7 +77,7 @@ export function estimateCost(
     const cost = price(schema, document, definition, variables, atLeastOne, reads);
     known = {
       reads: { valued: [...reads.valued], stated: [...reads.stated], counted: [...(reads.counted ?? [])] },
-      costs: new Map(),
+      costs: pricedCosts(),
     };
     bySchema.set(schema, known);
     const key = costKey(known.reads, variables);
@@ -89,10 +90,16 @@ export function estimateCost(
   if (cost === undefined) {
     cost = price(schema, document, definition, variables, atLeastOne);
     // Bounded: a client cycling page sizes costs a pricing each, never memory.
-    if (known.costs.size >= MAX_COSTS_PER_OPERATION) known.costs.clear();
     known.costs.set(key, cost);
   }
   return cost;
+}
+
+/** An operation's prices by variables, at most MAX_COSTS_PER_OPERATION of them. */
+function pricedCosts(entries: [string, number][] = []): LRUCache<string, number> {
+  const costs = new LRUCache<string, number>({ max: MAX_COSTS_PER_OPERATION });
+  for (const [key, cost] of entries) costs.set(key, cost);
+  return costs;
 }
 
 /** What an operation was priced at, by schema: for the stricter pricing, and the runtime's. */
@@ -115,7 +122,7 @@ interface Reads<T = Set<string>> {
 interface KnownCosts {
   reads: Reads<readonly string[]>;
   /** The cost by {@link costKey}. */
-  costs: Map<string, number>;
+  costs: LRUCache<string, number>;
 }
 
 /** Longest text of a size variable kept in a key: sizes are numbers; anything else is priced. */

@@ -1,4 +1,5 @@
 import { createSigner, createVerifier } from 'fast-jwt';
+import { LRUCache } from 'lru-cache';
 import { deriveKey } from './secrets.ts';
 
 /** The header that carries the gateway's signed statement of who is calling. */
@@ -65,7 +66,9 @@ export class IdentitySigner {
   readonly #sign: (payload: Record<string, unknown>) => string;
   readonly #verify: (token: string) => Record<string, unknown>;
   /** The token last signed for each identity, and the second it was signed in. */
-  readonly #signed = new Map<string, { second: number; token: string }>();
+  readonly #signed = new LRUCache<string, { second: number; token: string }>({
+    max: SIGNED_TOKENS,
+  });
 
   constructor(secret: string) {
     const key = Buffer.from(deriveKey(secret, 'identity'));
@@ -111,8 +114,6 @@ export class IdentitySigner {
     const kept = this.#signed.get(key);
     if (kept?.second === second) return kept.token;
     const token = this.#sign(claims);
-    // Bounded: past the bound, what was kept is dropped at once (it lasts a second anyway).
-    if (this.#signed.size >= SIGNED_TOKENS) this.#signed.clear();
     this.#signed.set(key, { second, token });
     return token;
   }

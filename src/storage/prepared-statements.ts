@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 
 /**
@@ -209,21 +210,17 @@ const PROCESS = randomBytes(4).toString('hex');
  * Texts sent once in this process, the 500 most recent, and texts sent twice or more, the 500 used
  * most recently: at most 4 MB of text kept, however many different statements a client causes.
  */
-const onceSeen = new Set<string>();
-const seenTwice = new Set<string>();
 const SEEN = 500;
+const onceSeen = new LRUCache<string, true>({ max: SEEN });
+const seenTwice = new LRUCache<string, true>({ max: SEEN });
 
 function seenBefore(text: string): boolean {
-  if (seenTwice.delete(text)) {
-    seenTwice.add(text);
+  if (seenTwice.get(text)) return true;
+  if (onceSeen.get(text)) {
+    onceSeen.delete(text);
+    seenTwice.set(text, true);
     return true;
   }
-  if (onceSeen.delete(text)) {
-    if (seenTwice.size >= SEEN) seenTwice.delete(seenTwice.values().next().value as string);
-    seenTwice.add(text);
-    return true;
-  }
-  if (onceSeen.size >= SEEN) onceSeen.delete(onceSeen.values().next().value as string);
-  onceSeen.add(text);
+  onceSeen.set(text, true);
   return false;
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ChangeNotices } from '../../../storage/change-notices.ts';
 import type { EffectiveProfile } from './definition.ts';
 
@@ -7,7 +8,7 @@ export const PROFILE_CHANNEL = 'assetql_profiles';
 /** The tables a definition is read from: a change to either changes definitions. */
 export const PROFILE_TABLES = ['asset_profiles', 'asset_profile_extensions'] as const;
 
-/** Profiles kept at most; beyond, the cache starts again empty (tenants × profiles in use). */
+/** Profiles kept at most (tenants × profiles in use); beyond, the least recently used go. */
 const MAX_ENTRIES = 20_000;
 
 /**
@@ -20,9 +21,10 @@ const MAX_ENTRIES = 20_000;
  * Entries are frozen: shared by every request of a tenant, they must not be changed by one.
  */
 export class ProfileCache {
-  #entries = new Map<string, EffectiveProfile | null>();
+  /** A profile by group and name; `profile: null` is kept too: that name is no profile. */
+  #entries = new LRUCache<string, { profile: EffectiveProfile | null }>({ max: MAX_ENTRIES });
   /** The names of each group's profiles, by group. */
-  #names = new Map<string, readonly string[]>();
+  #names = new LRUCache<string, readonly string[]>({ max: MAX_ENTRIES });
   #generation = 0;
   #live = false;
 
@@ -54,7 +56,6 @@ export class ProfileCache {
     const generation = this.#generation;
     const fetched = Object.freeze(await fetch());
     if (this.#live && generation === this.#generation) {
-      if (this.#names.size >= MAX_ENTRIES) this.#names.clear();
       this.#names.set(group, fetched);
     }
     return fetched;
@@ -72,7 +73,8 @@ export class ProfileCache {
     const missing: string[] = [];
     for (const name of names) {
       const k = key(name);
-      if (this.#live && this.#entries.has(k)) kept.set(name, this.#entries.get(k) ?? null);
+      const entry = this.#live ? this.#entries.get(k) : undefined;
+      if (entry) kept.set(name, entry.profile);
       else missing.push(name);
     }
     if (missing.length > 0) {
@@ -81,8 +83,7 @@ export class ProfileCache {
       for (const profile of fetched.values()) deepFreeze(profile);
       for (const name of missing) kept.set(name, fetched.get(name) ?? null);
       if (this.#live && generation === this.#generation) {
-        if (this.#entries.size + missing.length > MAX_ENTRIES) this.#entries.clear();
-        for (const name of missing) this.#entries.set(key(name), fetched.get(name) ?? null);
+        for (const name of missing) this.#entries.set(key(name), { profile: fetched.get(name) ?? null });
       }
     }
     return names.map((n) => kept.get(n) ?? null);

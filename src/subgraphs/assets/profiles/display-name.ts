@@ -4,6 +4,8 @@
  * and a quoted alternative (`{serial|"unnamed"}`) is a literal fallback. `{{` and `}}` are
  * literal braces.
  */
+import { LRUCache } from 'lru-cache';
+
 export type TemplatePart =
   | { text: string }
   | { alternatives: ({ property: string } | { literal: string })[] };
@@ -57,13 +59,13 @@ export function templateProperties(parts: readonly TemplatePart[]): string[] {
   );
 }
 
-const cache = new Map<string, TemplatePart[]>();
+/** Parsed templates, by text: a tenant's profiles have a few; the bound is against churn. */
+const cache = new LRUCache<string, TemplatePart[]>({ max: 1000 });
 
 export function renderTemplate(template: string, id: string, properties: Record<string, unknown>): string {
   let parts = cache.get(template);
   if (!parts) {
     parts = parseTemplate(template);
-    if (cache.size > 1000) cache.clear();
     cache.set(template, parts);
   }
   let out = '';

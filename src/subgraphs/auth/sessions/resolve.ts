@@ -12,6 +12,7 @@ import type { ChangeNotices } from '../../../storage/change-notices.ts';
 import type { TableWrites } from '../../../storage/table-writes.ts';
 import type { Tables } from '../../../storage/tables.ts';
 import { deleteSession, findStandingSession, slideSession } from '../repository/sessions.ts';
+import { KeptSessions } from './kept.ts';
 import { hasExpired, slidExpiry, slides } from './rules.ts';
 
 /** The channel the database announces session changes on (migration 20261127T0100). */
@@ -64,60 +65,6 @@ interface Cached {
   writesSeen: number;
 }
 
-/**
- * The sessions a process keeps, by the hex of their hash, at most `size` (the oldest goes first),
- * with each user's keys beside them: a notice naming a user evicts that user's sessions without
- * reading every entry.
- */
-class KeptSessions {
-  readonly #entries = new Map<string, Cached>();
-  readonly #byUser = new Map<string, Set<string>>();
-  readonly #size: number;
-
-  constructor(size: number) {
-    this.#size = size;
-  }
-
-  get(key: string): Cached | undefined {
-    return this.#entries.get(key);
-  }
-
-  set(key: string, entry: Cached): void {
-    this.delete(key);
-    if (this.#entries.size >= this.#size) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.delete(oldest.value);
-    }
-    this.#entries.set(key, entry);
-    const username = entry.identity.username;
-    let keys = this.#byUser.get(username);
-    if (!keys) {
-      keys = new Set();
-      this.#byUser.set(username, keys);
-    }
-    keys.add(key);
-  }
-
-  delete(key: string): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    this.#entries.delete(key);
-    const keys = this.#byUser.get(entry.identity.username);
-    keys?.delete(key);
-    if (keys?.size === 0) this.#byUser.delete(entry.identity.username);
-  }
-
-  deleteUser(username: string): void {
-    for (const key of this.#byUser.get(username) ?? []) this.#entries.delete(key);
-    this.#byUser.delete(username);
-  }
-
-  clear(): void {
-    this.#entries.clear();
-    this.#byUser.clear();
-  }
-}
-
 const KINDS: ReadonlySet<string> = new Set(['session', 'challenge', 'api_key']);
 
 /**
@@ -144,7 +91,7 @@ class SessionResolver implements SessionResolution {
   readonly #slideMs: number;
   readonly #metrics: Metrics;
   readonly #notices: ChangeNotices | undefined;
-  readonly #cache: KeptSessions;
+  readonly #cache: KeptSessions<Cached>;
   #live = false;
   /** Counts notices: a lookup that saw it change while running is not kept. */
   #generation = 0;
@@ -159,7 +106,7 @@ class SessionResolver implements SessionResolution {
     this.#cacheMs = options.cacheMs ?? 2000;
     this.#liveCacheMs = options.liveCacheMs ?? 60_000;
     this.#slideMs = options.slideWriteIntervalMs ?? 60_000;
-    this.#cache = new KeptSessions(options.cacheSize ?? 10_000);
+    this.#cache = new KeptSessions<Cached>(options.cacheSize ?? 10_000);
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#notices = options.notices;
     // A new row (a sign-in, a group joined) cannot make what is kept stale: inserts are not told.
