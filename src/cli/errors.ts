@@ -1,5 +1,7 @@
 import { ConfigError } from '../config/index.ts';
+import { StartError } from '../server/start-checks.ts';
 import { isDatabaseUnavailable } from '../shared/errors.ts';
+import { DataDirError } from '../storage/data-dir.ts';
 import { ImportFileError } from '../subgraphs/assets/import/readers.ts';
 import { DatasetWriteError, DuplicateIdError } from '../subgraphs/assets/write/types.ts';
 import { UserError } from '../subgraphs/auth/users.ts';
@@ -10,7 +12,16 @@ export class UsageError extends Error {
 }
 
 /** Refusals whose message says all a user needs: what was wrong with their input or data. */
-const REFUSALS = [UsageError, ConfigError, UserError, ImportFileError, DatasetWriteError, DuplicateIdError];
+const REFUSALS = [
+  UsageError,
+  ConfigError,
+  StartError,
+  DataDirError,
+  UserError,
+  ImportFileError,
+  DatasetWriteError,
+  DuplicateIdError,
+];
 
 /**
  * True for an error the user can act on from its message alone: a refusal of the input, a

@@ -35,7 +35,10 @@ import { saveFiltersAndViews } from './views.ts';
 
 /** The demo tenants: user `demo` belongs to both. */
 export const DEMO_GROUPS = ['demo', 'demo-east'] as const;
-const OWNER = 'demo';
+/** The demo user and its well-known password (the demo environment only). */
+export const DEMO_USER = 'demo';
+export const DEMO_PASSWORD = 'demo';
+const OWNER = DEMO_USER;
 
 interface SeedProfile {
   profile: string;
@@ -231,7 +234,7 @@ async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret
       await createUser(db, config.secret, {
         username: OWNER,
         groups: [...DEMO_GROUPS],
-        password: 'demo',
+        password: DEMO_PASSWORD,
         allowWeakPassword: true,
       });
     }

@@ -4,23 +4,32 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { heldToDeclaredLength } from '../execution/request-body.ts';
 import { ownedStream } from '../shared/streams.ts';
 
+export type FetchHandler = (request: Request, remoteAddress?: string) => Response | Promise<Response>;
+
 export interface Listening {
   server: Server;
   url: string;
+  /** Answers requests with `handler` from now on (before, every request is answered 503: starting). */
+  serve(handler: FetchHandler): void;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
   close(graceMs?: number): Promise<void>;
 }
 
-/** Serves a fetch handler over node:http. Port 0 picks a free port. */
+/**
+ * Serves a fetch handler over node:http. Port 0 picks a free port. Without a handler yet, the
+ * port is held (a start binds it before anything else, so that a busy port fails the start at
+ * once) and every request is answered 503 until {@link Listening.serve} is called.
+ */
 export async function listen(
-  handler: (request: Request, remoteAddress?: string) => Response | Promise<Response>,
+  handler: FetchHandler | undefined,
   port: number,
   host: string,
 ): Promise<Listening> {
+  let current = handler ?? starting;
   const adapter = createServerAdapter<{ req?: IncomingMessage; res?: ServerResponse }>(
     async (request, ctx) => {
       if (ctx.req) heldToDeclaredLength(request);
-      return ownedBody(await handler(request, ctx.req?.socket?.remoteAddress), request, ctx.res);
+      return ownedBody(await current(request, ctx.req?.socket?.remoteAddress), request, ctx.res);
     },
   );
   const server = createServer(adapter);
@@ -35,6 +44,9 @@ export async function listen(
   return {
     server,
     url: `http://${shownHost}:${address.port}`,
+    serve(next) {
+      current = next;
+    },
     close(graceMs = 10_000) {
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -47,6 +59,22 @@ export async function listen(
       });
     },
   };
+}
+
+/**
+ * What a server answers while it starts: alive (`/healthz`, so that a liveness probe does not
+ * restart a start that takes long: a migration, a data dir's owner still starting), not ready
+ * (`/readyz`), and to everything else GraphQL's shape with a time to come back.
+ */
+function starting(request: Request): Response {
+  const { pathname } = new URL(request.url);
+  if (pathname === '/healthz') return Response.json({ status: 'starting' });
+  if (pathname === '/readyz')
+    return Response.json({ status: 'starting' }, { status: 503, headers: { 'retry-after': '1' } });
+  return Response.json(
+    { errors: [{ message: 'assetql is starting', extensions: { code: 'SERVICE_UNAVAILABLE' } }] },
+    { status: 503, headers: { 'retry-after': '1' } },
+  );
 }
 
 /**

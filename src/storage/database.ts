@@ -1,9 +1,19 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { DEFAULT_PREPARED_STATEMENTS } from '../config/limits.ts';
+import {
+  claimDataDir,
+  DataDirError,
+  DataDirInUseError,
+  type DataDirOwner,
+  type OwnerSocket,
+  type Ownership,
+  ownerOf,
+} from './data-dir.ts';
 import { preparingClient } from './prepared-statements.ts';
 import { TableWrites } from './table-writes.ts';
 import type { Tables } from './tables.ts';
@@ -51,12 +61,24 @@ export interface OpenOptions {
    * unnamed. @default 100
    */
   preparedStatements?: number;
+  /**
+   * Where another live process owns the embedded database in `DATA_DIR`: attach to it over its
+   * socket (true, or the function says so of the owner), or refuse with
+   * {@link DataDirInUseError} @default true
+   */
+  attach?: boolean | ((owner: DataDirOwner) => boolean);
+  /**
+   * Called once when the process this one attached to is gone (checked every second): its
+   * database went with it, and nothing this process sends will be answered again.
+   */
+  onOwnerGone?: (owner: DataDirOwner) => void;
 }
+
+/** How long a process waits for the owner of DATA_DIR, still starting, to serve its database. */
+const OWNER_START_MS = 60_000;
 
 // PostgreSQL returns int8 (counts) as strings; our counts fit in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
-
-const LOCK_FILE = 'assetql.lock.json';
 
 /**
  * How a PostgreSQL pool behaves when the server goes away: a connection (or a free slot in
@@ -68,11 +90,6 @@ const RESILIENCE = {
   idleTimeoutMillis: 30_000,
   keepAlive: true,
 } satisfies pg.PoolConfig;
-
-interface EmbeddedLock {
-  pid: number;
-  socket: { path: string } | { host: string; port: number };
-}
 
 /**
  * Opens the database. PostgreSQL is reached through `pg`; PGlite is single-process, so
@@ -107,16 +124,73 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
     return fromPool(pool, 'postgres', false, options);
   }
   if ('dataDir' in target) {
-    const attached = attachToRunning(target.dataDir);
-    if (attached)
-      return fromPool(
-        new pg.Pool({ ...attached, max: 4, Client: preparingClient(0) }),
-        'pglite',
-        false,
-        options,
-      );
+    const claim = claimDataDir(target.dataDir);
+    if ('owned' in claim) return openEmbedded(target, options, claim.owned);
+    const attach =
+      typeof options.attach === 'function' ? options.attach(claim.ownedBy) : options.attach !== false;
+    if (!attach) throw new DataDirInUseError(target.dataDir, claim.ownedBy);
+    return attachTo(target.dataDir, claim.ownedBy, options);
   }
-  return openEmbedded(target, options);
+  return openEmbedded(target, options, undefined);
+}
+
+/**
+ * Connects to the embedded database another process owns, once it serves it (an owner still
+ * starting is waited for; one that dies meanwhile leaves the data dir to this process).
+ */
+async function attachTo(dataDir: string, first: DataDirOwner, options: OpenOptions): Promise<Database> {
+  let owner: DataDirOwner | undefined = first;
+  const until = Date.now() + OWNER_START_MS;
+  while (!owner?.socket) {
+    if (!owner) return openDatabase({ dataDir }, options);
+    if (Date.now() > until)
+      throw new DataDirError(
+        `the process ${owner.pid} that owns DATA_DIR ${dataDir} has not opened its database in ${OWNER_START_MS / 1000} s`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    owner = ownerOf(dataDir);
+  }
+  const { socket } = owner;
+  const config: pg.PoolConfig =
+    'path' in socket
+      ? {
+          host: socket.path.replace(/\/\.s\.PGSQL\.\d+$/, ''),
+          port: 5432,
+          user: 'postgres',
+          database: 'postgres',
+        }
+      : { host: socket.host, port: socket.port, user: 'postgres', database: 'postgres' };
+  let watch: NodeJS.Timeout | undefined;
+  if (options.onOwnerGone) {
+    const gone = options.onOwnerGone;
+    const attachedTo = owner;
+    // Gone once the data dir's file no longer names that very process (it stopped, died, or its
+    // file was taken over after it died), or cannot be read at all.
+    const stillThere = () => {
+      try {
+        const now = ownerOf(dataDir);
+        return (
+          now?.pid === attachedTo.pid && now.started === attachedTo.started && now.pidns === attachedTo.pidns
+        );
+      } catch (e) {
+        if (typeof (e as { code?: unknown }).code === 'string') return false;
+        throw e;
+      }
+    };
+    watch = setInterval(() => {
+      if (stillThere()) return;
+      clearInterval(watch);
+      gone(attachedTo);
+    }, 1_000);
+    watch.unref();
+  }
+  return fromPool(
+    new pg.Pool({ ...config, max: 4, Client: preparingClient(0) }),
+    'pglite',
+    false,
+    options,
+    async () => clearInterval(watch),
+  );
 }
 
 function fromPool(
@@ -151,29 +225,6 @@ function fromPool(
   };
 }
 
-function attachToRunning(dataDir: string): pg.PoolConfig | undefined {
-  const file = join(dataDir, LOCK_FILE);
-  if (!existsSync(file)) return undefined;
-  let lock: EmbeddedLock;
-  try {
-    lock = JSON.parse(readFileSync(file, 'utf8'));
-    process.kill(lock.pid, 0);
-  } catch (e) {
-    // A stale lock (its process is gone) or one half-written: nobody to attach to.
-    if (e instanceof SyntaxError || (e as { code?: unknown }).code === 'ESRCH') return undefined;
-    throw e;
-  }
-  if (lock.pid === process.pid) return undefined;
-  return 'path' in lock.socket
-    ? {
-        host: lock.socket.path.replace(/\/\.s\.PGSQL\.\d+$/, ''),
-        port: 5432,
-        user: 'postgres',
-        database: 'postgres',
-      }
-    : { host: lock.socket.host, port: lock.socket.port, user: 'postgres', database: 'postgres' };
-}
-
 /**
  * PGlite is WebAssembly, and Node 24's V8 can abort the process (`Check failed:
  * jit_page.has_value()`, or `jit_page_->allocations_.erase(addr) == 1`) while freeing a
@@ -191,6 +242,21 @@ function keepWasmWrappersUntiered(): void {
 async function openEmbedded(
   target: { dataDir: string } | { memory: true; from?: Blob },
   options: OpenOptions,
+  ownership: Ownership | undefined,
+): Promise<Database> {
+  try {
+    return await startEmbedded(target, options, ownership);
+  } catch (e) {
+    // A start that fails leaves the data dir to whoever comes next.
+    ownership?.release();
+    throw e;
+  }
+}
+
+async function startEmbedded(
+  target: { dataDir: string } | { memory: true; from?: Blob },
+  options: OpenOptions,
+  ownership: Ownership | undefined,
 ): Promise<Database> {
   keepWasmWrappersUntiered();
   const [{ PGlite }, { PGLiteSocketServer }, { pg_trgm }] = await Promise.all([
@@ -201,6 +267,7 @@ async function openEmbedded(
   const dataDir = 'dataDir' in target ? target.dataDir : undefined;
   if (dataDir) mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
   const from = 'memory' in target ? target.from : undefined;
+  ownership?.confirm();
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir: join(dataDir, 'pgdata') } : {}),
     ...(from ? { loadDataDir: from } : {}),
@@ -208,39 +275,41 @@ async function openEmbedded(
   });
 
   // A Unix socket where its path fits (sun_path is 108 bytes), else an ephemeral loopback port.
-  const socketDir = dataDir ?? (await import('node:fs/promises')).mkdtemp(join(tmpdirSafe(), 'assetql-'));
-  const dir = await socketDir;
+  const dir = dataDir ?? (await mkdtemp(join(tmpdirSafe(), 'assetql-')));
   const socketPath = join(dir, '.s.PGSQL.5432');
   const useUnix = Buffer.byteLength(socketPath) < 100;
-  if (useUnix) rmSync(socketPath, { force: true });
   const server = new PGLiteSocketServer({
     db: pglite,
     ...(useUnix ? { path: socketPath } : { host: '127.0.0.1', port: 0 }),
     maxConnections: 64,
   });
-  keepProtocolSequencesWhole(server);
-  await server.start();
-  const conn = server.getServerConn();
-  const socket: EmbeddedLock['socket'] = useUnix
-    ? { path: socketPath }
-    : { host: '127.0.0.1', port: Number(conn.split(':').pop()) };
-  if (dataDir)
-    writeFileSync(
-      join(dataDir, LOCK_FILE),
-      JSON.stringify({ pid: process.pid, socket } satisfies EmbeddedLock),
-    );
+  const closeEmbedded = async () => {
+    await server.stop();
+    await pglite.close();
+    if (dataDir) ownership?.release();
+    else rmSync(dir, { recursive: true, force: true });
+  };
+  let socket: OwnerSocket;
+  try {
+    // A socket file left by an owner that died (this process owns the data dir now).
+    if (useUnix) rmSync(socketPath, { force: true });
+    keepProtocolSequencesWhole(server);
+    await server.start();
+    socket = useUnix
+      ? { path: socketPath }
+      : { host: '127.0.0.1', port: Number(server.getServerConn().split(':').pop()) };
+    ownership?.publish(socket);
+  } catch (e) {
+    await closeEmbedded();
+    throw e;
+  }
 
   const poolConfig: pg.PoolConfig =
     'path' in socket
       ? { host: dir, port: 5432, user: 'postgres', database: 'postgres' }
       : { host: socket.host, port: socket.port, user: 'postgres', database: 'postgres' };
   const pool = new pg.Pool({ ...poolConfig, max: options.maxConnections ?? 8 });
-  const database = fromPool(pool, 'pglite', true, options, async () => {
-    await server.stop();
-    await pglite.close();
-    if (dataDir) rmSync(join(dataDir, LOCK_FILE), { force: true });
-    else rmSync(dir, { recursive: true, force: true });
-  });
+  const database = fromPool(pool, 'pglite', true, options, closeEmbedded);
   return { ...database, snapshot: () => pglite.dumpDataDir('none') };
 }
 

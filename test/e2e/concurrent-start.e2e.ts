@@ -169,7 +169,7 @@ function failingStart(args: string[], env: Record<string, string>) {
 }
 
 describe('a start that fails', () => {
-  it('on a port already in use (after migrations and the demo data) exits at once with one line', async () => {
+  it('on a port already in use exits at once with one line naming PORT, before migrations and the demo data', async () => {
     const taken = new URL(gatewayUrl ?? 'http://127.0.0.1:1').port;
     expect(taken, 'the previous test left a gateway listening').not.toBe('1');
     const r = await failingStart(
@@ -178,7 +178,7 @@ describe('a start that fails', () => {
     );
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr.trimEnd().split('\n'), r.stderr).toEqual([
-      expect.stringMatching(/^assetql: .*EADDRINUSE/),
+      `assetql: PORT ${taken} on 127.0.0.1 is in use by another process: stop it, or set PORT to a free port`,
     ]);
     // Before, idle pool connections kept it alive for their 30 s timeout.
     expect(r.lingeredMs).toBeLessThan(3_000);
@@ -208,7 +208,7 @@ describe('a start that fails', () => {
     );
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr.trimEnd().split('\n'), r.stderr).toEqual([
-      `assetql: database "${databaseName}_missing" does not exist`,
+      `assetql: cannot use the database DATABASE_URL names (${missing.toString()}): database "${databaseName}_missing" does not exist; check DATABASE_URL, and that PostgreSQL runs there`,
     ]);
     expect(r.lingeredMs).toBeLessThan(3_000);
   }, 90_000);

@@ -5,12 +5,20 @@ import {
   type SubgraphName,
   withDemoSecret,
 } from '../../config/index.ts';
-import { seedDemo } from '../../demo/seed.ts';
+import { DEMO_PASSWORD, DEMO_USER, seedDemo } from '../../demo/seed.ts';
 import { activeTracing } from '../../observability/active.ts';
 import type { MetricsServer, PrometheusMetrics } from '../../observability/prometheus.ts';
 import { type App, createApp, databaseTarget, type Role } from '../../server/app.ts';
-import { type Listening, listen } from '../../server/listen.ts';
-import { openDatabase } from '../../storage/database.ts';
+import {
+  holdMetricsPort,
+  holdPort,
+  inDataDir,
+  prepareDataDir,
+  reachDatabase,
+  StartError,
+} from '../../server/start-checks.ts';
+import type { DataDirOwner } from '../../storage/data-dir.ts';
+import { type Database, openDatabase } from '../../storage/database.ts';
 import { UsageError } from '../errors.ts';
 
 export interface ServeOptions {
@@ -23,40 +31,64 @@ export interface ServeOptions {
 /** `assetql serve`: runs until SIGTERM or SIGINT, then drains in-flight requests and exits. */
 export async function serveCommand(options: ServeOptions): Promise<void> {
   if (options.subgraph && options.gateway) throw new UsageError('choose --subgraph or --gateway, not both');
-  const config = withDemoSecret(loadConfig({ port: options.port, host: options.host }));
+  const given = loadConfig({ port: options.port, host: options.host });
   const role: Role = options.subgraph
     ? { kind: 'subgraph', name: options.subgraph }
     : options.gateway
       ? { kind: 'gateway' }
       : { kind: 'single' };
   if (role.kind === 'gateway') {
-    const missing = SUBGRAPH_NAMES.filter((name) => !config.subgraphUrls[name]);
+    const missing = SUBGRAPH_NAMES.filter((name) => !given.subgraphUrls[name]);
     if (missing.length)
       throw new ConfigError(
         `invalid configuration: serve --gateway needs ${missing.map((n) => `ASSETQL_SUBGRAPH_${n.toUpperCase()}_URL`).join(', ')}`,
       );
   }
   const before = new Set([...process.listeners('SIGTERM'), ...process.listeners('SIGINT')]);
+  // The port first, held from now on: a busy one fails the start before anything is written.
+  const server = await holdPort(given.port, given.host);
   // This command owns the database rather than the app, so that a start that fails anywhere
-  // (migrations, the app, the demo data, the port) closes it: its pool's idle connections, or
-  // the embedded database's socket server, would otherwise keep the failed process alive ~30 s.
-  const database = await openDatabase(databaseTarget(config), {
-    statementTimeoutMs: config.statementTimeoutMs,
-    maxConnections: config.databasePoolSize,
-    preparedStatements: config.databasePreparedStatements,
-  });
+  // (migrations, the app, the demo data) closes it: its pool's idle connections, or the embedded
+  // database's socket server, would otherwise keep the failed process alive ~30 s.
+  let database: Database | undefined;
   let app: App | undefined;
-  let server: Listening;
   let metricsServer: MetricsServer | undefined;
+  let undoDataDir = () => {};
+  // A process attached to another's embedded database has nothing to answer with once that
+  // process is gone: it stops (its supervisor starts it again, as the owner then).
+  const ownerGone = new AbortController();
   try {
-    // Metrics only when asked for: off, prom-client is not even loaded.
+    // Metrics only when asked for (off, prom-client is not even loaded), their port held as early.
     let metrics: PrometheusMetrics | undefined;
-    if (config.metricsPort !== undefined) {
+    const { metricsPort, metricsHost } = given;
+    if (metricsPort !== undefined) {
       const prometheus = await import('../../observability/prometheus.ts');
-      metrics = prometheus.createPrometheusMetrics({ maxOperations: config.metricsMaxOperations });
-      metrics.observePool(database.pool, database.pool.options.max ?? config.databasePoolSize);
-      metricsServer = await prometheus.serveMetrics(metrics.registry, config.metricsPort, config.metricsHost);
+      const registered = prometheus.createPrometheusMetrics({ maxOperations: given.metricsMaxOperations });
+      metrics = registered;
+      metricsServer = await holdMetricsPort(metricsPort, metricsHost, () =>
+        prometheus.serveMetrics(registered.registry, metricsPort, metricsHost),
+      );
     }
+    const dbOptions = {
+      statementTimeoutMs: given.statementTimeoutMs,
+      maxConnections: given.databasePoolSize,
+      preparedStatements: given.databasePreparedStatements,
+      // The whole service does not attach to another server's data: two of them on one data dir
+      // is a mistake. It does attach to a command's (an import, a migration), as others do.
+      attach: (owner: DataDirOwner) => role.kind !== 'single' || owner.command !== 'assetql serve',
+      onOwnerGone: (owner: { pid: number }) => ownerGone.abort(owner.pid),
+    };
+    // The database a URL names is reached before the data dir is touched.
+    if (given.databaseUrl) {
+      database = await openDatabase({ url: given.databaseUrl }, dbOptions);
+      await reachDatabase(database, given.databaseUrl);
+    }
+    // The data dir is used for the embedded database and, in demo, for the secret it keeps.
+    if (!given.databaseUrl || (given.ephemeralSecret && given.env === 'demo'))
+      undoDataDir = prepareDataDir(given.dataDir);
+    const config = await inDataDir(given.dataDir, () => withDemoSecret(given));
+    database ??= await inDataDir(given.dataDir, () => openDatabase(databaseTarget(config), dbOptions));
+    metrics?.observePool(database.pool, database.pool.options.max ?? config.databasePoolSize);
     app = await createApp(config, role, { database, metrics });
     // The gateway runtime (Hive, through @whatwg-node/server) disposes itself on SIGTERM and
     // SIGINT, which aborts operations still running with SHUTTING_DOWN. This process drains
@@ -73,21 +105,26 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       const seeded = await seedDemo(database.db, app.config);
       if (seeded) app.log.info('loaded the demo tenant');
     }
-    server = await listen(app.handle, config.port, config.host);
+    if (ownerGone.signal.aborted) throw new StartError(ownerGoneMessage(config.dataDir, ownerGone.signal));
+    server.serve(app.handle);
   } catch (e) {
+    await server.close(0);
     await app?.close();
     await metricsServer?.close();
-    await database.close();
+    await database?.close();
+    undoDataDir();
     throw e;
   }
   const { log } = app;
   const what = role.kind === 'subgraph' ? `subgraph ${role.name}` : role.kind;
   log.info(
-    { url: server.url, env: config.env, engine: app.database.engine, role: what },
+    { url: server.url, env: app.config.env, engine: app.database.engine, role: what },
     `assetql ${what} listening`,
   );
   // Before the listening line, which tells whoever waits for it that everything is up.
   if (metricsServer) process.stdout.write(`assetql metrics at ${metricsServer.url}\n`);
+  if (role.kind === 'single' && app.config.env === 'demo' && app.config.demoData)
+    process.stdout.write(`demo tenant loaded: sign in as ${DEMO_USER} with password ${DEMO_PASSWORD}\n`);
   process.stdout.write(
     role.kind === 'subgraph'
       ? `assetql subgraph ${role.name} at ${server.url}/graphql\n`
@@ -96,7 +133,10 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
 
   await new Promise<void>((resolve) => {
     const stop = async (signal: string) => {
-      log.info({ signal }, 'shutting down');
+      if (signal === 'owner gone') {
+        log.error(ownerGoneMessage(app.config.dataDir, ownerGone.signal));
+        process.exitCode = 1;
+      } else log.info({ signal }, 'shutting down');
       await server.close(10_000);
       await app.close();
       await metricsServer?.close();
@@ -107,7 +147,16 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         .catch(() => {});
       resolve();
     };
+    ownerGone.signal.addEventListener('abort', () => void stop('owner gone'), { once: true });
     process.once('SIGTERM', () => void stop('SIGTERM'));
     process.once('SIGINT', () => void stop('SIGINT'));
   });
+}
+
+/** Why a process attached to another's embedded database stops. */
+function ownerGoneMessage(dataDir: string, signal: AbortSignal): string {
+  return (
+    `the process ${String(signal.reason)} that owned DATA_DIR ${dataDir} stopped, and its database with it: ` +
+    'this process stops too; start it again to serve the data itself'
+  );
 }
