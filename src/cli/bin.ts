@@ -5,6 +5,10 @@
 // (docs/performance.md). `npm start` and the benchmarks pass the same flag; setting it from
 // code after start does not have the effect.
 import { tracingRequested } from '../observability/active.ts';
+import { markServedBuild } from '../server/served-build.ts';
+
+// First of all: a build made beside this one meanwhile keeps the files this process loads.
+markServedBuild();
 
 // Tracing, when asked for, starts before anything else is loaded: its `pg` instrumentation
 // patches the module as it loads. Without OTEL_EXPORTER_OTLP_ENDPOINT nothing of it is loaded.
