@@ -153,6 +153,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     useRoutes({
       graphqlPath: GRAPHQL_PATH,
       explorerPath: EXPLORER_PATH,
+      demo: config.env === 'demo',
       ready: options.ready,
       forwarded: options.subgraphs.flatMap((subgraph) =>
         (subgraph.routes ?? []).map((route) =>

@@ -7,6 +7,8 @@ export interface RoutesOptions {
   /** The one path the runtime serves; every other is answered here. */
   graphqlPath: string;
   explorerPath: string;
+  /** The demo environment: the explorer names the demo user. */
+  demo: boolean;
   /** Answers `/readyz`: true when the database and every subgraph answer. */
   ready: () => Promise<boolean>;
   /** Routes the subgraphs declare, forwarded to them (export downloads). */
@@ -35,7 +37,10 @@ export function useRoutes(options: RoutesOptions): Plugin<CorrelationContext> {
         if (pathname.startsWith(route.public)) return route.forward(request, pathname, context.requestId);
       }
       if (pathname === explorerPath || pathname.startsWith(`${explorerPath}/`)) {
-        return serveExplorer(request, pathname.slice(explorerPath.length), graphqlPath);
+        return serveExplorer(request, pathname.slice(explorerPath.length), {
+          graphqlPath,
+          demo: options.demo,
+        });
       }
       return Response.json({ errors: [{ message: 'Not found.' }] }, { status: 404 });
     },
