@@ -35,6 +35,7 @@ const config: CodegenConfig = {
       AssetRelationshipOne: '../subgraphs/assets/relationships.ts#RelationshipOneView',
       AssetRelationshipMany: '../subgraphs/assets/relationships.ts#RelationshipManyView',
       Assets: '{ profile: string }',
+      AssetsConnection: '../subgraphs/assets/total-count.ts#AssetsConnectionView',
       AssetDownload: '../subgraphs/assets/exports/downloads.ts#DownloadRow',
       AssetProfileAssetExport: '../subgraphs/assets/exports/spec.ts#PendingExport',
       AssetReference: '{ profile: string; id: string }',

@@ -5,6 +5,7 @@ import type { SelectionFilterRow, SubProfile } from '../subgraphs/assets/selecti
 import type { ViewRow } from '../subgraphs/assets/views.ts';
 import type { ConversionRow } from '../subgraphs/assets/conversions.ts';
 import type { RelationshipOneView, RelationshipManyView } from '../subgraphs/assets/relationships.ts';
+import type { AssetsConnectionView } from '../subgraphs/assets/total-count.ts';
 import type { DownloadRow } from '../subgraphs/assets/exports/downloads.ts';
 import type { PendingExport } from '../subgraphs/assets/exports/spec.ts';
 import type { AssetsContext } from '../subgraphs/assets/context.ts';
@@ -666,6 +667,14 @@ export type AssetsConnection = {
   __typename?: 'AssetsConnection';
   edges: Maybe<Array<Maybe<AssetEdge>>>;
   pageInfo: PageInfo;
+  /**
+   * How many assets the listing holds, its filter applied, whatever the page: counted up to 10,000,
+   * and 10,000 for a listing of more (then `totalCountIsExact` is false). One statement for both
+   * fields. A request counts at most 10 listings: past them, null with an error (assetql addition).
+   */
+  totalCount: Maybe<Scalars['Int']['output']>;
+  /** False when the listing holds more than `totalCount` assets; null as `totalCount` is (assetql addition). */
+  totalCountIsExact: Maybe<Scalars['Boolean']['output']>;
 };
 
 export type AssetsMutationResult = {
@@ -1215,7 +1224,7 @@ export type ResolversTypes = ResolversObject<{
   AssetSelectionFilterRelationship: ResolverTypeWrapper<SubProfile>;
   AssetSelectionFilterRelationshipInput: AssetSelectionFilterRelationshipInput;
   Assets: ResolverTypeWrapper<{ profile: string }>;
-  AssetsConnection: ResolverTypeWrapper<Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversTypes['AssetEdge']>>> }>;
+  AssetsConnection: ResolverTypeWrapper<AssetsConnectionView>;
   AssetsMutationResult: ResolverTypeWrapper<Omit<AssetsMutationResult, 'assets'> & { assets?: Maybe<Array<ResolversTypes['Asset']>> }>;
   ConvertAssetsInput: ConvertAssetsInput;
   CreateAssetFilterDownloadInput: CreateAssetFilterDownloadInput;
@@ -1309,7 +1318,7 @@ export type ResolversParentTypes = ResolversObject<{
   AssetSelectionFilterRelationship: SubProfile;
   AssetSelectionFilterRelationshipInput: AssetSelectionFilterRelationshipInput;
   Assets: { profile: string };
-  AssetsConnection: Omit<AssetsConnection, 'edges'> & { edges?: Maybe<Array<Maybe<ResolversParentTypes['AssetEdge']>>> };
+  AssetsConnection: AssetsConnectionView;
   AssetsMutationResult: Omit<AssetsMutationResult, 'assets'> & { assets?: Maybe<Array<ResolversParentTypes['Asset']>> };
   ConvertAssetsInput: ConvertAssetsInput;
   CreateAssetFilterDownloadInput: CreateAssetFilterDownloadInput;
@@ -1624,6 +1633,8 @@ export type AssetsResolvers<ContextType = AssetsContext, ParentType extends Reso
 export type AssetsConnectionResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetsConnection'] = ResolversParentTypes['AssetsConnection']> = ResolversObject<{
   edges?: Resolver<Maybe<Array<Maybe<ResolversTypes['AssetEdge']>>>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  totalCountIsExact?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 }>;
 
 export type AssetsMutationResultResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetsMutationResult'] = ResolversParentTypes['AssetsMutationResult']> = ResolversObject<{

@@ -179,6 +179,27 @@ export async function listAssets(
   return rows.map(storedAsset);
 }
 
+/**
+ * How many of a profile's assets `where` holds, counted up to `upTo + 1` and no further: the
+ * statement stops once it knows there are more (the primary key's index alone where there is no
+ * filter).
+ */
+export async function countAssets(
+  db: Kysely<Tables>,
+  group: string,
+  profile: string,
+  upTo: number,
+  where?: RawBuilder<boolean>,
+): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from (
+      select 1 from assets a
+      where a.user_group = ${group} and a.profile = ${profile} ${where ? sql`and ${where}` : sql``}
+      limit ${upTo + 1}
+    ) counted`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
 /** An asset of a page as {@link listAssetIds} reads it: its id, and its stored properties if asked. */
 export type CompactAsset = [id: string, properties: Record<string, unknown>];
 

@@ -7,6 +7,7 @@ import { bboxOf } from '../geometry.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
 import { displayNameOf } from '../profiles/display-name.ts';
 import { effectiveProperties, onlyProperties, propertyDefaults } from '../profiles/effective-properties.ts';
+import { MAX_TOTAL_COUNT } from '../total-count.ts';
 import { assetConnection, tenant } from './common.ts';
 
 /** The subject type under which issues point at assets. */
@@ -68,6 +69,11 @@ export const assetResolvers: Resolvers = {
     assetProfile: (a, _args, ctx) => ctx.loaders.profile.load(a.profile),
     all: (a, args, ctx) => assetConnection(ctx, a.profile, args),
     byId: (a, { id }, ctx) => ctx.loaders.asset.load({ profile: a.profile, id }),
+  },
+  // One statement counts the listing for both fields (total-count.ts).
+  AssetsConnection: {
+    totalCount: async (c) => Math.min(await c.counted(), MAX_TOTAL_COUNT),
+    totalCountIsExact: async (c) => (await c.counted()) <= MAX_TOTAL_COUNT,
   },
   Asset: {
     __resolveReference: (ref: { profile: string; id: string }, ctx: AssetsContext) =>

@@ -9,12 +9,13 @@ import {
 import { unauthenticated } from '../../../shared/errors.ts';
 import { type Identity, isAuthenticated } from '../../../shared/identity.ts';
 import { fail, type Result } from '../../../shared/result.ts';
-import { type AssetRow, listAssets } from '../assets.repository.ts';
+import { countAssets, listAssets } from '../assets.repository.ts';
 import type { AssetsContext } from '../context.ts';
 import type { AssetErrorType } from '../error-codes.ts';
 import { compileFilter } from '../filters/compile.ts';
 import { type AssetFilterInput, FilterError } from '../filters/types.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
+import { type AssetsConnectionView, MAX_TOTAL_COUNT, withCount } from '../total-count.ts';
 
 const ASSET_PAGE = 100;
 /** The largest page of assets (docs/schema.md); larger requests get a clear error. */
@@ -118,12 +119,16 @@ export async function assetConnection(
   ctx: AssetsContext,
   profile: string,
   args: AssetArgs,
-): Promise<Connection<AssetRow>> {
+): Promise<AssetsConnectionView> {
   const { userGroup } = tenant(ctx);
   const page = await assetPageRequest(ctx, profile, args);
   const rows = await listAssets(ctx.db, userGroup, profile, page, page.where);
   ctx.loaders.noteAssets(rows);
-  return pageConnection(rows, page, (r) => [r.id]);
+  return withCount(
+    pageConnection(rows, page, (r) => [r.id]),
+    ctx,
+    () => countAssets(ctx.db, userGroup, profile, MAX_TOTAL_COUNT, page.where),
+  );
 }
 
 /**
