@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { findPackageJSON } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, SUBGRAPH_NAMES } from '../config/index.ts';
 import { demoCommands } from './commands/demo.ts';
@@ -14,6 +16,7 @@ import { errorReport } from './errors.ts';
 export function program(): Command {
   const cli = new Command('assetql')
     .description('Federated GraphQL asset-management API and its authentication service')
+    .version(version(), '-V, --version', 'print the version and exit')
     .showHelpAfterError()
     .exitOverride();
 
@@ -43,6 +46,12 @@ export function program(): Command {
   importCommands(cli);
   demoCommands(cli);
   return cli;
+}
+
+/** The version in the project's package.json (the nearest above this file: sources or a build). */
+function version(): string {
+  const file = findPackageJSON('..', import.meta.url);
+  return file ? String(JSON.parse(readFileSync(file, 'utf8')).version) : 'unknown';
 }
 
 /**

@@ -18,6 +18,7 @@ import * as urql from '../../examples/clients/urql.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ROOT } from '../helpers/processes.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -109,6 +110,52 @@ const NAMES = [expect.stringMatching(/^Shared-id site/), 'Shared-id well'];
 const SESSION = gql`
   query Session { session { authenticated username userGroup } }
 `;
+
+/** `node examples/clients/<file>` against the running API: its exit code and what it printed. */
+async function runExample(file: string) {
+  const { execFile } = await import('node:child_process');
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [`examples/clients/${file}`],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ASSETQL_URL: endpoint }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('the client examples, run as they are', () => {
+  it.each(['apollo-client.ts', 'urql.ts'])(
+    'node examples/clients/%s signs in and prints a page of wells',
+    async (file) => {
+      const r = await runExample(file);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      // 24 demo wells and the one this file added.
+      expect(r.stdout).toMatch(/^10 of 25 wells$/m);
+      expect(r.stdout).toMatch(/W-100-1-1/);
+    },
+    90_000,
+  );
+
+  it('says in one line what went wrong when nothing answers', async () => {
+    const { execFile } = await import('node:child_process');
+    const r = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ['examples/clients/apollo-client.ts'],
+        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ASSETQL_URL: 'http://127.0.0.1:1/api/graphql' } },
+        (error, _stdout, stderr) => resolve({ code: Number(error?.code ?? 0), stderr }),
+      ),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        /^apollo-client example: .* \(is assetql running at http:\/\/127\.0\.0\.1:1\/api\/graphql\?\)$/,
+      ),
+    ]);
+  }, 60_000);
+});
 
 describe('Apollo Client (docs/clients.md)', () => {
   it('signs in by header, keeps a site and a well of the same id apart, and signs out', async () => {

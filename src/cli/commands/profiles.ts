@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../storage/tables.ts';
 import {
   applyProfiles,
   getProfileDocument,
@@ -58,7 +60,10 @@ export function profilesCommands(cli: Command): void {
     .description('print a profile document as stored (with its extensions)')
     .requiredOption('--group <group>')
     .action(async (profile: string, o: { group: string }) => {
-      const doc = await withDatabase((d) => getProfileDocument(d.db, o.group, profile));
+      const doc = await withDatabase(async (d) => {
+        await knownGroup(d.db, o.group);
+        return getProfileDocument(d.db, o.group, profile);
+      });
       if (!doc) {
         process.stderr.write(`assetql: no profile ${profile} in group ${o.group}\n`);
         process.exitCode = 1;
@@ -72,14 +77,30 @@ export function profilesCommands(cli: Command): void {
     .description('list the profiles of a group')
     .requiredOption('--group <group>')
     .action(async (o: { group: string }) => {
-      const rows = await withDatabase((d) =>
-        d.db
+      const rows = await withDatabase(async (d) => {
+        await knownGroup(d.db, o.group);
+        return d.db
           .selectFrom('asset_profiles')
-          .select(['profile', 'title', 'version', 'updated_at'])
+          .select(['profile', 'title', 'version', 'updated_at as updatedAt'])
           .where('user_group', '=', o.group)
           .orderBy('profile')
-          .execute(),
-      );
+          .execute();
+      });
       print(rows);
     });
+}
+
+/**
+ * Refuses a group nobody belongs to and nothing is kept for: a misspelt name would otherwise
+ * list nothing, successfully.
+ */
+async function knownGroup(db: Kysely<Tables>, group: string): Promise<void> {
+  const known = await db
+    .selectFrom('user_groups')
+    .select('user_group')
+    .where('user_group', '=', group)
+    .union(db.selectFrom('asset_profiles').select('user_group').where('user_group', '=', group))
+    .limit(1)
+    .executeTakeFirst();
+  if (!known) throw new UsageError(`no group ${group} (a group is made by \`assetql users add --group\`)`);
 }

@@ -89,13 +89,17 @@ export async function listUsers(db: Db) {
     .select(['username', 'email', 'phone', 'mfa', 'disabled', 'created_at'])
     .orderBy('username')
     .execute();
-  const groups = await db.selectFrom('user_groups').selectAll().execute();
-  return users.map((u) => ({
+  const groups = new Map<string, string[]>();
+  for (const g of await db.selectFrom('user_groups').selectAll().orderBy('user_group').execute()) {
+    const of = groups.get(g.username);
+    if (of) of.push(g.user_group);
+    else groups.set(g.username, [g.user_group]);
+  }
+  // camelCase, as every other output of the command line.
+  return users.map(({ created_at, ...u }) => ({
     ...u,
-    groups: groups
-      .filter((g) => g.username === u.username)
-      .map((g) => g.user_group)
-      .sort(),
+    createdAt: created_at,
+    groups: groups.get(u.username) ?? [],
   }));
 }
 
