@@ -1,4 +1,4 @@
-import { Presets, SingleBar } from 'cli-progress';
+import { createRequire } from 'node:module';
 
 export interface Progress {
   /** True when a bar is drawn (stderr is a terminal). */
@@ -11,6 +11,10 @@ export interface Progress {
 export function progress(label: string, total: number, unit: 'rows' | 'bytes'): Progress {
   if (!process.stderr.isTTY) return { active: false, update() {}, stop() {} };
   const human = (v: number) => (unit === 'bytes' ? `${(v / 1048576).toFixed(1)} MB` : String(v));
+  // Loaded when a bar is drawn: `serve`, which draws none, never loads it.
+  const { Presets, SingleBar } = createRequire(import.meta.url)(
+    'cli-progress',
+  ) as typeof import('cli-progress');
   const bar = new SingleBar(
     {
       stream: process.stderr,

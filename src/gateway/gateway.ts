@@ -12,7 +12,7 @@ import { maskError } from '../shared/mask-error.ts';
 import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import type { Tracing } from '../shared/tracing.ts';
-import { composeSupergraph, type SubgraphDefinition } from './composition.ts';
+import type { SubgraphDefinition } from './composition.ts';
 import { corsPolicy } from './cors.ts';
 import { SCHEDULER_TIMING } from './fairness.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
@@ -52,6 +52,8 @@ export interface GatewayOptions {
     | 'joinedOperations'
     | 'upstreamTimeoutMs'
   >;
+  /** The composed supergraph of `subgraphs` (composition.ts). */
+  supergraphSdl: string;
   /** The subgraphs as they declare themselves (routes, capabilities), with SDL and URL. */
   subgraphs: readonly SubgraphDefinition[];
   /** Subgraphs served in this process, by URL origin: their routes (downloads) are called directly. */
@@ -95,8 +97,7 @@ type RequestContext = HttpContext & CorrelationContext & IdentityContext & Execu
  * and the plugins below, one concern each (src/gateway/plugins/).
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  const supergraphSdl = composeSupergraph(options.subgraphs);
-  const { config, log } = options;
+  const { config, log, supergraphSdl } = options;
   const { documentLimits, introspection } = config;
   const inProcess = options.inProcess ?? new Map<string, InProcessFetch>();
   const metrics = options.metrics ?? NO_METRICS;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Config, SubgraphName } from '../config/index.ts';
-import type { SubgraphDefinition } from '../gateway/composition.ts';
+import { type SubgraphDefinition, supergraphOf } from '../gateway/composition.ts';
 import { createGateway, type InProcessFetch } from '../gateway/gateway.ts';
 import { activeTracing } from '../observability/active.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
@@ -235,6 +235,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     };
     const gateway = createGateway({
       config,
+      supergraphSdl: await supergraphOf(subgraphs),
       subgraphs,
       inProcess,
       local,

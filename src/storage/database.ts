@@ -74,6 +74,9 @@ export interface OpenOptions {
   onOwnerGone?: (owner: DataDirOwner) => void;
 }
 
+/** The embedded database's shared buffers, MB (PostgreSQL's default is 128). */
+const EMBEDDED_SHARED_BUFFERS_MB = 16;
+
 /** How long a process waits for the owner of DATA_DIR, still starting, to serve its database. */
 const OWNER_START_MS = 60_000;
 
@@ -272,6 +275,10 @@ async function startEmbedded(
     ...(dataDir ? { dataDir: join(dataDir, 'pgdata') } : {}),
     ...(from ? { loadDataDir: from } : {}),
     extensions: { pg_trgm },
+    // PostgreSQL's default 128 MB of shared buffers, in WebAssembly memory that is never given
+    // back, is most of what an embedded server holds at rest; the operating system's page cache
+    // keeps the files' pages anyway (docs/performance.md, "Memory at rest").
+    postgresqlconf: [`shared_buffers = ${EMBEDDED_SHARED_BUFFERS_MB}MB`],
   });
 
   // A Unix socket where its path fits (sun_path is 108 bytes), else an ephemeral loopback port.

@@ -29,6 +29,7 @@ describe('the benchmarks’ smoke run', () => {
       'hostileBench',
       'peersBench',
       'soakBench',
+      'startBench',
     ]);
     const run = read('bench/run.ts');
     for (const name of scenarios)

@@ -9,6 +9,7 @@ import { DEMO_PASSWORD, DEMO_USER, seedDemo } from '../../demo/seed.ts';
 import { activeTracing } from '../../observability/active.ts';
 import type { MetricsServer, PrometheusMetrics } from '../../observability/prometheus.ts';
 import { type App, createApp, databaseTarget, type Role } from '../../server/app.ts';
+import { AtRest } from '../../server/at-rest.ts';
 import {
   holdMetricsPort,
   holdPort,
@@ -54,6 +55,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   let app: App | undefined;
   let metricsServer: MetricsServer | undefined;
   let undoDataDir = () => {};
+  // What the start and each burst of requests grew is given back when the process rests.
+  const rest = new AtRest();
   // A process attached to another's embedded database has nothing to answer with once that
   // process is gone: it stops (its supervisor starts it again, as the owner then).
   const ownerGone = new AbortController();
@@ -106,7 +109,11 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       if (seeded) app.log.info('loaded the demo tenant');
     }
     if (ownerGone.signal.aborted) throw new StartError(ownerGoneMessage(config.dataDir, ownerGone.signal));
-    server.serve(app.handle);
+    const served = app;
+    server.serve((request, remoteAddress) => {
+      rest.touch();
+      return served.handle(request, remoteAddress);
+    });
   } catch (e) {
     await server.close(0);
     await app?.close();
@@ -121,6 +128,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     { url: server.url, env: app.config.env, engine: app.database.engine, role: what },
     `assetql ${what} listening`,
   );
+  rest.start();
   // Before the listening line, which tells whoever waits for it that everything is up.
   if (metricsServer) process.stdout.write(`assetql metrics at ${metricsServer.url}\n`);
   if (role.kind === 'single' && app.config.env === 'demo' && app.config.demoData)
@@ -137,6 +145,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         log.error(ownerGoneMessage(app.config.dataDir, ownerGone.signal));
         process.exitCode = 1;
       } else log.info({ signal }, 'shutting down');
+      rest.stop();
       await server.close(10_000);
       await app.close();
       await metricsServer?.close();

@@ -15,7 +15,7 @@ export async function supergraphCommand(options: { subgraphUrl?: string[] }): Pr
     }
     urls[name as SubgraphName] = url;
   }
-  const sdl = composeSupergraph(
+  const sdl = await composeSupergraph(
     SUBGRAPH_NAMES.map((name, i) => ({
       name,
       typeDefs: TYPE_DEFS[name],

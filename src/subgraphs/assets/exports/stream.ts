@@ -1,6 +1,5 @@
 import { on, once } from 'node:events';
 import { PassThrough } from 'node:stream';
-import { stringify } from 'csv-stringify/sync';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -136,6 +135,8 @@ async function* batches(
 }
 
 async function* csvByBatches(database: Pick<Database, 'db' | 'pool' | 'engine'>, spec: ResolvedExport) {
+  // Loaded at the first CSV export.
+  const { stringify } = await import('csv-stringify/sync');
   yield Buffer.from(stringify([headerOf(spec)]));
   for await (const rows of batches(database, spec)) yield Buffer.from(stringify(rows));
 }
@@ -181,6 +182,7 @@ async function* copyOut(
 
 /** PostgreSQL writes the CSV itself (`COPY ... WITH (FORMAT csv)`): the fastest path there is. */
 async function* csvByCopy(database: Pick<Database, 'db' | 'pool' | 'engine'>, spec: ResolvedExport) {
+  const { stringify } = await import('csv-stringify/sync');
   yield Buffer.from(stringify([headerOf(spec)]));
   // COPY sends a message per row; pass them on in blocks, not one write per row.
   let block: Buffer[] = [];

@@ -2,7 +2,6 @@ import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
 import type { IncomingAsset } from './validate.ts';
 
 export const IMPORT_FORMATS = ['csv', 'geojson', 'ndjson'] as const;
@@ -79,6 +78,8 @@ const NUMBER = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
  */
 export async function* readCsv(input: Readable, options: ReadOptions = {}): AsyncGenerator<ReadItem> {
   const names = options.propertyNames ?? new Set<string>();
+  // Loaded when a CSV is first read: a server that never imports does without it.
+  const { parse } = await import('csv-parse');
   const parser = input.pipe(
     parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }),
   );

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeJwt, type JWTPayload, jwtVerify } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
 
 export interface OidcIssuer {
   /** The `iss` the tokens carry; discovery is read from `<issuer>/.well-known/openid-configuration`. */
@@ -47,7 +47,7 @@ export class OidcVerifier {
   async verify(token: string): Promise<{ issuer: OidcIssuer; claims: JWTPayload & { sub: string } }> {
     let unverified: JWTPayload;
     try {
-      unverified = decodeJwt(token);
+      unverified = (await jose()).decodeJwt(token);
     } catch (e) {
       // jose's JWTInvalid: anything that does not decode as a JWT.
       if ((e as { code?: unknown }).code === 'ERR_JWT_INVALID' || e instanceof TypeError)
@@ -58,7 +58,7 @@ export class OidcVerifier {
       typeof unverified.iss === 'string' ? this.#issuers.get(unverified.iss.replace(/\/+$/, '')) : undefined;
     if (!issuer) throw new TokenError('The identity token comes from an issuer this service does not trust.');
     try {
-      const { payload } = await jwtVerify(token, await this.#keys(issuer), {
+      const { payload } = await (await jose()).jwtVerify(token, await this.#keys(issuer), {
         issuer: [issuer.issuer.replace(/\/+$/, ''), `${issuer.issuer.replace(/\/+$/, '')}/`],
         audience: issuer.audience,
         algorithms: issuer.algorithms,
@@ -98,7 +98,7 @@ export class OidcVerifier {
         ) {
           throw new Error(`OIDC discovery at ${url} does not describe ${issuer.issuer}`);
         }
-        return createRemoteJWKSet(new URL(discovery.jwks_uri), {
+        return (await jose()).createRemoteJWKSet(new URL(discovery.jwks_uri), {
           timeoutDuration: 5000,
           cooldownDuration: 30_000,
         });
@@ -109,4 +109,9 @@ export class OidcVerifier {
     }
     return keys;
   }
+}
+
+/** jose, loaded at the first federated sign-in: a service without issuers never loads it. */
+function jose(): Promise<typeof import('jose')> {
+  return import('jose');
 }
