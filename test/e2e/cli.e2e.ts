@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -173,6 +173,14 @@ describe('CLI beside a running server on the embedded database', () => {
       [['users', 'reset-mfa', 'nobody'], 'no user nobody'],
       [['users', 'add', 'carol', '--group', 'acme'], 'give exactly one of --password and --password-stdin'],
       [['outbox', '--limit', 'many'], '--limit takes a positive integer'],
+      [
+        ['profiles', 'list', '--group', 'nosuch'],
+        'no group nosuch (a group is made by `assetql users add --group`)',
+      ],
+      [
+        ['profiles', 'get', 'well', '--group', 'nosuch'],
+        'no group nosuch (a group is made by `assetql users add --group`)',
+      ],
     ] as const) {
       const failed = await cli([...args]).then(
         () => ({ code: 0, stderr: '' }),
@@ -183,6 +191,25 @@ describe('CLI beside a running server on the embedded database', () => {
         code: 1,
         stderr: `assetql: ${line}\n`,
       });
+    }
+  });
+
+  it('prints its version, and every listing in camelCase', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect((await cli(['--version'])).stdout).toBe(`${pkg.version}\n`);
+    const keysOf = (text: string) => [
+      ...new Set((JSON.parse(text) as object[]).flatMap((o) => Object.keys(o))),
+    ];
+    for (const args of [
+      ['users', 'list'],
+      ['profiles', 'list', '--group', 'demo'],
+    ]) {
+      const keys = keysOf((await cli(args)).stdout);
+      expect(keys.length, args.join(' ')).toBeGreaterThan(2);
+      expect(
+        keys.filter((k) => !/^[a-z][a-zA-Z]*$/.test(k)),
+        args.join(' '),
+      ).toEqual([]);
     }
   });
 

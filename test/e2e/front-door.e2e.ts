@@ -106,6 +106,9 @@ describe.skipIf(process.env.DATABASE_URL)('a fresh clone', () => {
     });
     timings['npm start, until listening'] = Math.round(performance.now() - started);
     expect(url).toBe(`http://127.0.0.1:${port}/api/graphql`);
+    // The start names the demo user, and built nothing (the install's build is current).
+    expect(output).toMatch(/^demo tenant loaded: sign in as demo with password demo$/m);
+    expect(output).not.toMatch(/assetql: built/);
 
     // 3. The README's first query: sign in as demo/demo, then a page of wells.
     const signIn = await fetch(url, {
