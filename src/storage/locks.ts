@@ -10,6 +10,8 @@ export const LOCKS = {
   migrations: 1,
   /** Loading the demo tenant (src/demo/seed.ts). */
   demoData: 2,
+  /** Pruning the change log (src/subgraphs/events/retention.ts). */
+  changeRetention: 3,
 } as const;
 
 /** The first key of every assetql advisory lock: "aql" in ASCII. */
@@ -29,6 +31,28 @@ const ASSETQL = 0x61716c;
 export async function withAdvisoryLock<T>(db: Kysely<any>, key: number, work: () => Promise<T>): Promise<T> {
   return db.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${sql.lit(ASSETQL)}, ${sql.lit(key)})`.execute(connection);
+    try {
+      return await work();
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.lit(ASSETQL)}, ${sql.lit(key)})`.execute(connection);
+    }
+  });
+}
+
+/**
+ * Runs `work` if this process can take the advisory lock `key` at once, else nothing (undefined):
+ * for periodic work that one process at a time is enough to do.
+ */
+export async function tryAdvisoryLock<T>(
+  // biome-ignore lint/suspicious/noExplicitAny: any schema; the lock touches no table
+  db: Kysely<any>,
+  key: number,
+  work: () => Promise<T>,
+): Promise<T | undefined> {
+  return db.connection().execute(async (connection) => {
+    const { rows } = await sql<{ taken: boolean }>`
+      select pg_try_advisory_lock(${sql.lit(ASSETQL)}, ${sql.lit(key)}) as taken`.execute(connection);
+    if (!rows[0]?.taken) return undefined;
     try {
       return await work();
     } finally {

@@ -20,6 +20,7 @@ import * as profileCheck from './migrations/20261124T0200_profile_check_per_stat
 import * as rememberedDevices from './migrations/20261125T0100_remembered_devices.ts';
 import * as profileNotices from './migrations/20261125T0200_profile_change_notices.ts';
 import * as sessionNotices from './migrations/20261127T0100_session_change_notices.ts';
+import * as changeLog from './migrations/20261128T0100_change_log.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '20261125T0100_remembered_devices': rememberedDevices,
   '20261125T0200_profile_change_notices': profileNotices,
   '20261127T0100_session_change_notices': sessionNotices,
+  '20261128T0100_change_log': changeLog,
 };
 
 /**

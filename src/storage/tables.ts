@@ -26,6 +26,7 @@ export interface AssetProfileExtensionsTable {
   extension: string;
   definition: Json<Record<string, unknown>>;
   updated_at: DefaultTimestamp;
+  version: Generated<number>;
 }
 
 export interface AssetsTable {
@@ -42,6 +43,8 @@ export interface AssetsTable {
   display_name: string;
   is_deleted: Generated<boolean>;
   modified_at: DefaultTimestamp;
+  /** Counts the asset's changes; the database moves it (the change log's migration). */
+  version: Generated<number>;
 }
 
 export interface IssuesTable {
@@ -196,6 +199,7 @@ export interface AssetConversionsTable {
   delete_source: Generated<boolean>;
   updated_at: DefaultTimestamp;
   updated_by: string;
+  version: Generated<number>;
 }
 
 export interface AssetDownloadsTable {
@@ -210,6 +214,7 @@ export interface AssetDownloadsTable {
   created_at: DefaultTimestamp;
   created_by: string;
   expires_at: Date;
+  version: Generated<number>;
 }
 
 export interface AssetDatasetRowsTable {
@@ -243,6 +248,37 @@ export interface AssetDatasetStatsTable {
   latest_observation_at: Timestamp | null;
 }
 
+/**
+ * The change log: one entry per entity changed, written only by the database's triggers in the
+ * writing transaction (migrations/20261128T0100_change_log.ts); read by the events subgraph,
+ * pruned by its retention job.
+ */
+export interface ChangesTable {
+  user_group: string;
+  /** The writing transaction's id (xid8, read as text): the first part of an entry's position. */
+  tx: ColumnType<string, never, never>;
+  seq: ColumnType<string, never, never>;
+  at: ColumnType<Date, never, never>;
+  entity: string;
+  profile: string;
+  entity_id: string;
+  kind: string;
+  version: number;
+  actor_kind: string | null;
+  actor: string | null;
+  correlation_id: string | null;
+  patch: Json<unknown[]>;
+  before: Json<Record<string, unknown> | null> | null;
+  after: Json<Record<string, unknown> | null> | null;
+}
+
+/** The newest position pruning took of each group's log. */
+export interface ChangeHorizonsTable {
+  user_group: string;
+  tx: string;
+  seq: string;
+}
+
 export interface Tables {
   asset_profiles: AssetProfilesTable;
   asset_profile_extensions: AssetProfileExtensionsTable;
@@ -264,4 +300,6 @@ export interface Tables {
   asset_dataset_rows: AssetDatasetRowsTable;
   asset_state_observations: AssetStateObservationsTable;
   asset_dataset_stats: AssetDatasetStatsTable;
+  changes: ChangesTable;
+  change_horizons: ChangeHorizonsTable;
 }
