@@ -46,6 +46,8 @@ export type Asset = {
   /** The relationship named (or the profile's first when omitted). */
   related: Maybe<AssetRelationship>;
   secondaryDisplayName: Maybe<Scalars['String']['output']>;
+  /** Counts the asset's changes (1 when created); `AssetInput.ifVersion` takes it (assetql addition). */
+  version: Scalars['Int']['output'];
 };
 
 
@@ -177,6 +179,11 @@ export type AssetInput = {
   /** A GeoJSON geometry (RFC 7946); omit to keep the stored one. */
   geometry?: InputMaybe<Scalars['JSONObject']['input']>;
   id: Scalars['ID']['input'];
+  /**
+   * Write only if the asset is at this `version` (0: only if it does not exist yet); otherwise the
+   * whole call fails with VERSION_CONFLICT and writes nothing (assetql addition).
+   */
+  ifVersion?: InputMaybe<Scalars['Int']['input']>;
   /** The asset's properties, replacing the stored ones; checked against the profile. */
   properties?: InputMaybe<Scalars['JSONObject']['input']>;
 };
@@ -983,6 +990,8 @@ export type UpdateAssetFilterInput = {
   expectedVersion?: InputMaybe<Scalars['Int']['input']>;
   filter?: InputMaybe<AssetFilter>;
   id: Scalars['ID']['input'];
+  /** The same as `expectedVersion`, by the name every versioned input takes (assetql addition). */
+  ifVersion?: InputMaybe<Scalars['Int']['input']>;
   subProfiles?: InputMaybe<Array<AssetSelectionFilterRelationshipInput>>;
 };
 
@@ -1003,6 +1012,8 @@ export type UpdateAssetProfileInput = {
   /** A template such as `{name} ({serial|id})`: `|` gives fallbacks; see docs/assets.md. */
   displayNameTemplate?: InputMaybe<Scalars['String']['input']>;
   forceAssetStateUpdates?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Fail with VERSION_CONFLICT unless the profile is at this version (assetql addition). */
+  ifVersion?: InputMaybe<Scalars['Int']['input']>;
   isDeletedProperty?: InputMaybe<Scalars['String']['input']>;
   profile: Scalars['ID']['input'];
   secondaryDisplayNameProperty?: InputMaybe<Scalars['String']['input']>;
@@ -1016,6 +1027,8 @@ export type UpdateAssetProfileViewConfigurationInput = {
   /** Fail with VERSION_CONFLICT unless the stored version is this one. */
   expectedVersion?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['ID']['input'];
+  /** The same as `expectedVersion`, by the name every versioned input takes (assetql addition). */
+  ifVersion?: InputMaybe<Scalars['Int']['input']>;
   map?: InputMaybe<AssetProfileViewMapInput>;
   name?: InputMaybe<Scalars['String']['input']>;
   profile: Scalars['ID']['input'];
@@ -1024,6 +1037,8 @@ export type UpdateAssetProfileViewConfigurationInput = {
 /** Replaces the widgets of one media type's layout. */
 export type UpdateAssetProfileViewLayoutInput = {
   expectedVersion?: InputMaybe<Scalars['Int']['input']>;
+  /** The same as `expectedVersion`, by the name every versioned input takes (assetql addition). */
+  ifVersion?: InputMaybe<Scalars['Int']['input']>;
   mediaType: AssetProfileViewLayoutMediaType;
   profile: Scalars['ID']['input'];
   viewConfiguration: Scalars['ID']['input'];
@@ -1167,6 +1182,7 @@ export type ResolversTypes = ResolversObject<{
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   AssetConversionPropertyMapping: ResolverTypeWrapper<AssetConversionPropertyMapping>;
   AssetConversionPropertyMappingInput: AssetConversionPropertyMappingInput;
   AssetDownload: ResolverTypeWrapper<DownloadRow>;
@@ -1183,7 +1199,6 @@ export type ResolversTypes = ResolversObject<{
   AssetInput: AssetInput;
   AssetMutationError: ResolverTypeWrapper<AssetMutationError>;
   AssetProfile: ResolverTypeWrapper<EffectiveProfile>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   AssetProfileAssetConversionConfiguration: ResolverTypeWrapper<ConversionRow>;
   AssetProfileAssetConversionConfigurationMutationResult: ResolverTypeWrapper<Omit<AssetProfileAssetConversionConfigurationMutationResult, 'assetConversionConfiguration'> & { assetConversionConfiguration?: Maybe<ResolversTypes['AssetProfileAssetConversionConfiguration']> }>;
   AssetProfileAssetExport: ResolverTypeWrapper<PendingExport>;
@@ -1268,6 +1283,7 @@ export type ResolversParentTypes = ResolversObject<{
   String: Scalars['String']['output'];
   ID: Scalars['ID']['output'];
   Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
   AssetConversionPropertyMapping: AssetConversionPropertyMapping;
   AssetConversionPropertyMappingInput: AssetConversionPropertyMappingInput;
   AssetDownload: DownloadRow;
@@ -1281,7 +1297,6 @@ export type ResolversParentTypes = ResolversObject<{
   AssetInput: AssetInput;
   AssetMutationError: AssetMutationError;
   AssetProfile: EffectiveProfile;
-  Int: Scalars['Int']['output'];
   AssetProfileAssetConversionConfiguration: ConversionRow;
   AssetProfileAssetConversionConfigurationMutationResult: Omit<AssetProfileAssetConversionConfigurationMutationResult, 'assetConversionConfiguration'> & { assetConversionConfiguration?: Maybe<ResolversParentTypes['AssetProfileAssetConversionConfiguration']> };
   AssetProfileAssetExport: PendingExport;
@@ -1370,6 +1385,7 @@ export type AssetResolvers<ContextType = AssetsContext, ParentType extends Resol
   properties?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType, Partial<AssetPropertiesArgs>>;
   related?: Resolver<Maybe<ResolversTypes['AssetRelationship']>, ParentType, ContextType, Partial<AssetRelatedArgs>>;
   secondaryDisplayName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type AssetConversionPropertyMappingResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetConversionPropertyMapping'] = ResolversParentTypes['AssetConversionPropertyMapping']> = ResolversObject<{

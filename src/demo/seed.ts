@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/index.ts';
+import { withChangeStamp } from '../storage/change-log.ts';
 import { LOCKS, withAdvisoryLock } from '../storage/locks.ts';
 import type { Tables } from '../storage/tables.ts';
 import type { DatasetRow, ObservationRow } from '../subgraphs/assets/datasets/rows.ts';
@@ -211,7 +212,10 @@ const EAST_FACILITY = {
  * loads it and the others find it and write nothing.
  */
 export async function seedDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret'>): Promise<boolean> {
-  return withAdvisoryLock(db, LOCKS.demoData, () => loadDemo(db, config));
+  // Recorded in the change log as the demo loader's, like any system writer's.
+  return withChangeStamp({ actorKind: 'SYSTEM', actor: 'assetql demo', correlationId: null }, () =>
+    withAdvisoryLock(db, LOCKS.demoData, () => loadDemo(db, config)),
+  );
 }
 
 async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret'>): Promise<boolean> {

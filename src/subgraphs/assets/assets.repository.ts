@@ -21,6 +21,7 @@ export interface AssetRow {
   geometry: Record<string, unknown> | null;
   is_deleted: boolean;
   modified_at: Date;
+  version: number;
 }
 
 /** PostgreSQL's text of a `timestamptz` to a Date, as `pg` reads the column itself. */
@@ -35,7 +36,7 @@ const parseTimestamp = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as 
 export function assetColumns(a: string): RawBuilder<unknown> {
   return sql.raw(
     `${a}.user_group, ${a}.profile, ${a}.id, ${a}.properties, ${a}.observation::text as observation, ` +
-      `${a}.geometry::text as geometry, ${a}.is_deleted, ${a}.modified_at::text as modified_at`,
+      `${a}.geometry::text as geometry, ${a}.is_deleted, ${a}.modified_at::text as modified_at, ${a}.version`,
   );
 }
 
@@ -49,6 +50,7 @@ export interface AssetColumns {
   geometry: string | null;
   is_deleted: boolean;
   modified_at: string;
+  version: number;
 }
 
 /** An asset as read with {@link assetColumns}: the text columns parsed the first time they are read. */
@@ -58,6 +60,7 @@ class StoredAsset implements AssetRow {
   readonly id: string;
   readonly properties: Record<string, unknown>;
   readonly is_deleted: boolean;
+  readonly version: number;
   #observation: string | Record<string, unknown> | null;
   #geometry: string | Record<string, unknown> | null;
   #modifiedAt: string | Date;
@@ -68,6 +71,7 @@ class StoredAsset implements AssetRow {
     this.id = row.id;
     this.properties = storedProperties(row.properties);
     this.is_deleted = row.is_deleted;
+    this.version = row.version;
     this.#observation = row.observation;
     this.#geometry = row.geometry;
     this.#modifiedAt = row.modified_at;

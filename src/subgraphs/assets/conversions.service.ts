@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { fail, ok, type Result } from '../../shared/result.ts';
+import { asChangeKind } from '../../storage/change-log.ts';
 import type { Tables } from '../../storage/tables.ts';
 import type { AssetRow } from './assets.repository.ts';
 import { conversionsOf, convertedProperties } from './conversions.ts';
@@ -74,15 +75,18 @@ export async function convertAssets(
   if (problems.length) return fail('INVALID_INPUT', problems.slice(0, 20).join('; '), problems);
   // Target assets and source deletion land together or not at all. A target fed by datasets
   // takes the converted values as its manual layer.
-  const { inserted, updated } = await db.transaction().execute(async (trx) => {
-    const written = await upsertAssetsIn(kyselyExec(trx), group, target, rows);
-    if (conversion.delete_source) {
-      await deleteAssets({ db: trx }, group, input.profile, ids, {
-        isDeletedProperty: source.document.isDeletedProperty,
-      });
-    }
-    return written;
-  });
+  // The targets' entries in the change log say CONVERTED; the sources' say DELETED.
+  const { inserted, updated } = await asChangeKind('CONVERTED', () =>
+    db.transaction().execute(async (trx) => {
+      const written = await upsertAssetsIn(kyselyExec(trx), group, target, rows);
+      if (conversion.delete_source) {
+        await deleteAssets({ db: trx }, group, input.profile, ids, {
+          isDeletedProperty: source.document.isDeletedProperty,
+        });
+      }
+      return written;
+    }),
+  );
   return ok({
     targetProfile: target.profile,
     ids: rows.map((r) => r.id),

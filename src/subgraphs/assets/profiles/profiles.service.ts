@@ -164,6 +164,8 @@ export interface ProfileUpdate {
   secondaryDisplayNameProperty?: string | null;
   isDeletedProperty?: string | null;
   forceAssetStateUpdates?: boolean | null;
+  /** Only if the profile is at this version. */
+  ifVersion?: number | null;
 }
 
 /** `updateAssetProfile`: fields given replace the stored ones; null clears a nullable one. */
@@ -176,6 +178,20 @@ export async function updateProfile(
     const all = await loadAll(trx, group);
     const p = all.get(u.profile);
     if (!p) return fail('NOT_FOUND', `There is no profile ${u.profile}.`);
+    if (u.ifVersion != null) {
+      const { version } = await trx
+        .selectFrom('asset_profiles')
+        .select('version')
+        .where('user_group', '=', group)
+        .where('profile', '=', u.profile)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      if (version !== u.ifVersion)
+        return fail(
+          'VERSION_CONFLICT',
+          `The profile is at version ${version}, not ${u.ifVersion}; reload it.`,
+        );
+    }
     if (u.title === null || u.displayNameProperty === null)
       return fail('INVALID_INPUT', 'title and displayNameProperty cannot be cleared.');
     const document: ProfileDocument = { ...p.document };

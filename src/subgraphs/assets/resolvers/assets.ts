@@ -81,6 +81,7 @@ export const assetResolvers: Resolvers = {
     assetProfile: (a, _args, ctx) => withProfile(ctx, a, (p) => p),
     modifiedAt: (a) => a.modified_at,
     isDeleted: (a) => a.is_deleted,
+    version: (a) => a.version,
     properties: (a, { only }, ctx) =>
       withProfile(ctx, a, (p) => (only ? onlyProperties(p, a.properties, only) : shown(p, a))),
     observation: (a) => a.observation,

@@ -58,6 +58,7 @@ export const filterMutations: MutationResolvers<AssetsContext> = {
           ...input,
           filter: input.filter as AssetFilterInput | null | undefined,
           subProfiles: input.subProfiles as SubProfileInput[] | null | undefined,
+          expectedVersion: input.ifVersion ?? input.expectedVersion,
         },
         profiles,
       ),

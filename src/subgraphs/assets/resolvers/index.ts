@@ -4,6 +4,7 @@ import { assetQueries, assetResolvers } from './assets.ts';
 import { conversionMutations, conversionResolvers } from './conversions.ts';
 import { filterMutations, filterQueries, filterResolvers } from './filters.ts';
 import { profileMutations, profileQueries, profileResolvers } from './profiles.ts';
+import { stamped } from './stamped.ts';
 import { viewMutations, viewResolvers } from './views.ts';
 import { writeMutations } from './writes.ts';
 
@@ -15,7 +16,7 @@ export const resolvers: Resolvers = {
     ...filterQueries,
     assetFilterDownloads: exportResolvers.assetFilterDownloads,
   },
-  Mutation: {
+  Mutation: stamped({
     ...profileMutations,
     ...viewMutations,
     ...conversionMutations,
@@ -23,7 +24,7 @@ export const resolvers: Resolvers = {
     ...filterMutations,
     createAssetFilterDownload: exportResolvers.createAssetFilterDownload,
     deleteAssetDownload: exportResolvers.deleteAssetDownload,
-  },
+  }),
   ...profileResolvers,
   ...assetResolvers,
   ...filterResolvers,

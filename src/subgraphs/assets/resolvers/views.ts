@@ -12,7 +12,11 @@ export const viewMutations: MutationResolvers<AssetsContext> = {
         ctx.db,
         caller.userGroup,
         caller.username,
-        { ...input, map: input.map as MapInput | null | undefined },
+        {
+          ...input,
+          map: input.map as MapInput | null | undefined,
+          expectedVersion: input.ifVersion ?? input.expectedVersion,
+        },
         (n) => all.get(n) ?? null,
       );
     });
@@ -26,6 +30,7 @@ export const viewMutations: MutationResolvers<AssetsContext> = {
         ? putLayout(ctx.db, caller.userGroup, caller.username, {
             ...input,
             widgets: input.widgets as WidgetInput[],
+            expectedVersion: input.ifVersion ?? input.expectedVersion,
           })
         : fail('INVALID_INPUT', 'input is required.'),
     );

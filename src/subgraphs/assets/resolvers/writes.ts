@@ -12,6 +12,7 @@ import { type AssetImportRow, prepareProfile, validateAsset } from '../import/va
 import { deleteAssets } from '../write/delete.ts';
 import { DatasetWriteError } from '../write/types.ts';
 import { upsertAssets } from '../write/upsert.ts';
+import { VersionConflictError } from '../write/versions.ts';
 import { asCaller, MAX_WRITE_BATCH } from './common.ts';
 
 /** What a write of assets answers: the counts, and the assets as stored (upsert, convert). */
@@ -59,11 +60,22 @@ async function upsert(
     if (checked.ok) rows.push(checked.value);
     else problems.push(...(checked.details ?? [checked.message]).map((e) => `assets[${i}]: ${e}`));
   }
+  const versions = new Map<string, number>();
+  for (const [i, a] of input.assets.entries()) {
+    if (a.ifVersion == null) continue;
+    if (a.ifVersion < 0) problems.push(`assets[${i}]: ifVersion must be 0 or more`);
+    versions.set(a.id, a.ifVersion);
+  }
   if (problems.length) return fail('INVALID_INPUT', problems.slice(0, 20).join('; '), problems);
   let result: Awaited<ReturnType<typeof upsertAssets>>;
   try {
-    result = await upsertAssets(ctx.database, group, input.profile, rows, { method: 'insert', profile });
+    result = await upsertAssets(ctx.database, group, input.profile, rows, {
+      method: 'insert',
+      profile,
+      versions,
+    });
   } catch (e) {
+    if (e instanceof VersionConflictError) return fail('VERSION_CONFLICT', e.message);
     if (!(e instanceof DatasetWriteError)) throw e;
     return fail('INVALID_INPUT', e.message);
   }

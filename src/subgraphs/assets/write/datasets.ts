@@ -6,6 +6,7 @@ import type { EffectiveProfile } from '../profiles/definition.ts';
 import { mergeLayers } from './merge.ts';
 import { bumpStats, inTransaction, type Rows, stage } from './staging.ts';
 import { DatasetWriteError, type DatasetWriteOptions, type DatasetWriteResult } from './types.ts';
+import { checkVersions } from './versions.ts';
 
 /**
  * Writes rows of one up dataset and re-materialises the assets they touch, all or nothing in
@@ -22,6 +23,7 @@ export async function writeUpDataset(
 ): Promise<DatasetWriteResult> {
   const plan = planFor(profile, dataset);
   return inTransaction(database, options, async (exec, method, client) => {
+    await checkVersions(exec, group, profile.profile, options.versions);
     const n = await stage(exec, client, method, 'up', rows, options);
     const counts = await applyUpStaging(exec, group, profile.profile, plan, dataset, n);
     return { rows: n, ...counts };

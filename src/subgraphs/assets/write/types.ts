@@ -24,6 +24,11 @@ export interface UpsertOptions {
    * the assets re-merged (docs/assets.md "Datasets"); otherwise they are the properties.
    */
   profile?: EffectiveProfile;
+  /**
+   * The versions the writer expects assets to be at (`ifVersion`; 0: not there yet), checked
+   * under lock before anything is written (./versions.ts).
+   */
+  versions?: ReadonlyMap<string, number>;
 }
 
 export interface UpsertResult {
@@ -52,6 +57,8 @@ export interface DatasetWriteOptions {
   /** Rows per staging statement for `insert` @default 1000 */
   chunkSize?: number;
   onProgress?: (rows: number) => void;
+  /** As for `upsertAssets`. */
+  versions?: ReadonlyMap<string, number>;
 }
 
 export interface DatasetWriteResult {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { beginStamped } from '../../../storage/change-log.ts';
 import type { Database } from '../../../storage/database.ts';
 import { MANUAL_DATASET, mergePlanOf } from '../datasets/plan.ts';
 import { clientExec, type Exec } from '../exec.ts';
@@ -15,6 +16,7 @@ import {
   type UpsertResult,
   type UpsertTarget,
 } from './types.ts';
+import { checkVersions } from './versions.ts';
 
 /**
  * Loads that add at least this many assets, and at least a tenth of the profile's size as the
@@ -53,8 +55,9 @@ export async function upsertAssets(
   const client = await database.pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('begin');
+    await beginStamped(client);
     const names = await lockLookupNames(clientExec(client), group, profile);
+    await checkVersions(clientExec(client), group, profile, options.versions);
     const counts =
       method === 'copy'
         ? await viaCopy(client, { group, profile, lookupNames: names }, rows, options)
