@@ -59,6 +59,11 @@ const config: CodegenConfig = {
       Issues: 'Record<string, never>',
       IssueSubject: '../subgraphs/issues/issues.repository.ts#SubjectKey',
     }),
+    ...subgraph('events', '../subgraphs/events/context.ts#EventsContext', {
+      Change: '../subgraphs/events/changes.repository.ts#ChangeRow',
+      Asset: '{ profile: string; id: string }',
+      AssetProfile: '{ profile: string }',
+    }),
   },
 };
 export default config;

@@ -75,6 +75,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     loginEnabled: bool(env.ASSETQL_LOGIN_ENABLED),
     rememberDevices: env.ASSETQL_REMEMBER_DEVICES,
     rememberDevicesDays: env.ASSETQL_REMEMBER_DEVICES_DAYS,
+    changeRetentionDays: env.ASSETQL_CHANGE_RETENTION_DAYS,
     corsOrigins: env.ASSETQL_CORS_ORIGINS?.split(',')
       .map((o) => o.trim())
       .filter(Boolean),
@@ -197,6 +198,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   loginEnabled: 'ASSETQL_LOGIN_ENABLED',
   rememberDevices: 'ASSETQL_REMEMBER_DEVICES',
   rememberDevicesDays: 'ASSETQL_REMEMBER_DEVICES_DAYS',
+  changeRetentionDays: 'ASSETQL_CHANGE_RETENTION_DAYS',
   smtpUrl: 'ASSETQL_SMTP_URL',
   mailFrom: 'ASSETQL_MAIL_FROM',
   twilio: 'ASSETQL_TWILIO_<ACCOUNT_SID|AUTH_TOKEN|FROM>',

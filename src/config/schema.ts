@@ -6,7 +6,7 @@ import { DEFAULT_EXPORT_LIMITS, DEFAULT_MAX_STRING_LENGTH, DEFAULT_PREPARED_STAT
 export const ENVIRONMENTS = ['demo', 'staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-export const SUBGRAPH_NAMES = ['assets', 'auth', 'issues'] as const;
+export const SUBGRAPH_NAMES = ['assets', 'auth', 'issues', 'events'] as const;
 export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
 
 const MIN_SECRET_LENGTH = 32;
@@ -101,6 +101,13 @@ export const schema = z
       .min(1, { error: 'must be a number of days from 1 to 365' })
       .max(365, { error: 'must be a number of days from 1 to 365' })
       .default(30),
+    /** `ASSETQL_CHANGE_RETENTION_DAYS`: how long the change log keeps an entry (docs/events.md) @default 365 */
+    changeRetentionDays: z.coerce
+      .number({ error: 'must be a number of days from 1 to 3650' })
+      .int({ error: 'must be a number of days from 1 to 3650' })
+      .min(1, { error: 'must be a number of days from 1 to 3650' })
+      .max(3650, { error: 'must be a number of days from 1 to 3650' })
+      .default(365),
     /** `ASSETQL_SMTP_URL`, e.g. `smtps://user:pass@mail.example.com`; without it, mail goes to the outbox. */
     smtpUrl: z.string().optional(),
     /** `ASSETQL_MAIL_FROM` @default 'assetql <no-reply@localhost>' */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Config, SubgraphName } from '../config/index.ts';
+import { type Config, SUBGRAPH_NAMES, type SubgraphName } from '../config/index.ts';
 import { type SubgraphDefinition, supergraphOf } from '../gateway/composition.ts';
 import { createGateway, type InProcessFetch } from '../gateway/gateway.ts';
 import { activeTracing } from '../observability/active.ts';
@@ -26,6 +26,9 @@ import {
 } from '../subgraphs/auth/index.ts';
 import { type AuthLimits, DEFAULT_LIMITS } from '../subgraphs/auth/limits.ts';
 import { configuredMessenger } from '../subgraphs/auth/messaging/configured.ts';
+import { eventsDescriptor } from '../subgraphs/events/descriptor.ts';
+import { createEventsSubgraph, eventsTypeDefs } from '../subgraphs/events/index.ts';
+import { ChangeRetention } from '../subgraphs/events/retention.ts';
 import { issuesDescriptor } from '../subgraphs/issues/descriptor.ts';
 import { createIssuesSubgraph, issuesTypeDefs } from '../subgraphs/issues/index.ts';
 
@@ -36,6 +39,7 @@ export const TYPE_DEFS: Readonly<Record<SubgraphName, string>> = {
   assets: assetsTypeDefs,
   auth: authTypeDefs,
   issues: issuesTypeDefs,
+  events: eventsTypeDefs,
 };
 
 /** What each subgraph declares to the gateway (routes, capabilities), wherever it runs. */
@@ -43,6 +47,7 @@ export const DESCRIPTORS: Readonly<Record<SubgraphName, SubgraphDescriptor>> = {
   assets: assetsDescriptor,
   auth: authDescriptor,
   issues: issuesDescriptor,
+  events: eventsDescriptor,
 };
 
 /** Where single-process subgraphs live: never resolved on a network, only matched by origin. */
@@ -185,6 +190,16 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
         });
       case 'issues':
         return createIssuesSubgraph(deps);
+      case 'events': {
+        const retention = new ChangeRetention({
+          db: database.db,
+          clock,
+          log,
+          days: config.changeRetentionDays,
+        });
+        closers.push(() => retention.close());
+        return createEventsSubgraph(deps);
+      }
     }
   };
 
@@ -210,7 +225,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   } else {
     const inProcess = new Map<string, InProcessFetch>();
     const local: Subgraph[] = [];
-    const subgraphs: SubgraphDefinition[] = (['assets', 'auth', 'issues'] as const).map((name) => {
+    const subgraphs: SubgraphDefinition[] = SUBGRAPH_NAMES.map((name) => {
       if (role.kind === 'single') {
         const subgraph: Subgraph = makeSubgraph(name);
         const url = inProcessUrl(name);

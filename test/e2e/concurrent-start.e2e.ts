@@ -85,7 +85,7 @@ afterAll(async () => {
 
 const childOutput = () => children.map((c) => lastOutput(c, 15)).join('\n');
 
-describe('three subgraphs and the gateway started at once on an empty database', () => {
+describe('the subgraphs and the gateway started at once on an empty database', () => {
   it('all become ready, load the demo tenant once, and answer a query', async () => {
     const ports = await Promise.all([...SUBGRAPH_NAMES, 'gateway'].map(() => freePort()));
     const env = serveEnv(SECRET, {
@@ -104,7 +104,7 @@ describe('three subgraphs and the gateway started at once on an empty database',
       ...SUBGRAPH_NAMES.map((name, i) =>
         serve(`subgraph ${name}`, ['--subgraph', name], { ...env, PORT: String(ports[i]) }, 90_000),
       ),
-      serve('gateway', ['--gateway'], { ...env, ...subgraphUrls, PORT: String(ports[3]) }, 90_000),
+      serve('gateway', ['--gateway'], { ...env, ...subgraphUrls, PORT: String(ports[SUBGRAPH_NAMES.length]) }, 90_000),
     ]);
     for (const s of started) if (s.status === 'fulfilled') children.push(s.value);
     const failed = started.filter((s) => s.status === 'rejected').map((s) => String(s.reason));
@@ -195,7 +195,7 @@ describe('a start that fails', () => {
     );
     expect(r.code, r.stderr).toBe(78);
     expect(r.stderr.trimEnd().split('\n')).toEqual([
-      'assetql: invalid configuration: serve --gateway needs ASSETQL_SUBGRAPH_ASSETS_URL, ASSETQL_SUBGRAPH_ISSUES_URL',
+      'assetql: invalid configuration: serve --gateway needs ASSETQL_SUBGRAPH_ASSETS_URL, ASSETQL_SUBGRAPH_ISSUES_URL, ASSETQL_SUBGRAPH_EVENTS_URL',
     ]);
   }, 60_000);
 

@@ -92,8 +92,15 @@ describe('the distributed form in compose.yaml', () => {
   };
   const services = compose.services;
 
-  it('runs PostgreSQL, the three subgraphs and the gateway, on one secret and one database', () => {
-    expect(Object.keys(services).sort()).toEqual(['assets', 'auth', 'gateway', 'issues', 'postgres']);
+  it('runs PostgreSQL, the four subgraphs and the gateway, on one secret and one database', () => {
+    expect(Object.keys(services).sort()).toEqual([
+      'assets',
+      'auth',
+      'events',
+      'gateway',
+      'issues',
+      'postgres',
+    ]);
     for (const name of SUBGRAPH_NAMES) expect(services[name]!.command).toEqual(['serve', '--subgraph', name]);
     expect(services.gateway!.command).toEqual(['serve', '--gateway']);
     const assetql = [...SUBGRAPH_NAMES, 'gateway'].map((n) => services[n]!.environment!);

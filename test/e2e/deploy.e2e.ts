@@ -67,6 +67,7 @@ beforeAll(async () => {
     ASSETS_PORT: await freePort(),
     AUTH_PORT: await freePort(),
     ISSUES_PORT: await freePort(),
+    EVENTS_PORT: await freePort(),
     GATEWAY_PORT: await freePort(),
     METRICS_PORT: await freePort(),
   };
@@ -135,7 +136,7 @@ it('signs the new administrator in through the gateway, and the gateway counts i
 it('leaves the distributed form serving: four processes, the subgraphs on loopback', async () => {
   const ready = await fetch(`http://127.0.0.1:${ports.GATEWAY_PORT}/readyz`);
   expect(await ready.json()).toEqual({ status: 'ready' });
-  for (const name of ['ASSETS_PORT', 'AUTH_PORT', 'ISSUES_PORT']) {
+  for (const name of ['ASSETS_PORT', 'AUTH_PORT', 'ISSUES_PORT', 'EVENTS_PORT']) {
     const r = await fetch(`http://127.0.0.1:${ports[name]}/readyz`);
     expect(r.status).toBe(200);
   }

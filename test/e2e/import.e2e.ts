@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
@@ -86,8 +87,21 @@ const count = async (group: string, profile: string) =>
   );
 
 describe('assetql import', () => {
+  /** The change log's entries of demo wells, oldest first. */
+  const logged = () =>
+    database.db
+      .selectFrom('changes')
+      .select(['entity_id', 'kind', 'actor_kind', 'actor'])
+      .where('user_group', '=', 'demo')
+      .where('entity', '=', 'ASSET')
+      .where('profile', '=', 'well')
+      .orderBy(sql`tx`)
+      .orderBy(sql`seq`)
+      .execute();
+
   it('imports a CSV of wells, updating an existing one', async () => {
     const wellsBefore = await count('demo', 'well');
+    const logBefore = await logged();
     const csv = file(
       'wells.csv',
       [
@@ -135,6 +149,14 @@ describe('assetql import', () => {
       geometry: null,
       is_deleted: true,
     });
+    // One entry per asset written, in the import's transaction, as the command's (#38).
+    expect(
+      (await logged()).slice(logBefore.length).sort((a, b) => a.entity_id.localeCompare(b.entity_id)),
+    ).toEqual([
+      { entity_id: 'W-100-1-1', kind: 'UPDATED', actor_kind: 'SYSTEM', actor: 'assetql import' },
+      { entity_id: 'W-NEW-1', kind: 'CREATED', actor_kind: 'SYSTEM', actor: 'assetql import' },
+      { entity_id: 'W-NEW-2', kind: 'CREATED', actor_kind: 'SYSTEM', actor: 'assetql import' },
+    ]);
   });
 
   it('imports a GeoJSON FeatureCollection of facilities', async () => {
@@ -236,6 +258,7 @@ describe('assetql import', () => {
         .orderBy('id')
         .execute();
     const before = await snapshot();
+    const logBefore = await logged();
     const csv = file(
       'bad.csv',
       [
@@ -272,6 +295,7 @@ describe('assetql import', () => {
     ]);
     expect(stderr).toMatch(/2 of 5 rows are invalid; nothing was written/);
     expect(await snapshot()).toEqual(before);
+    expect(await logged()).toEqual(logBefore);
   });
 
   it('refuses an unknown profile and an unreadable file', async () => {

@@ -61,6 +61,7 @@ const EXPECTED: Record<string, Record<Caller, Outcome>> = {
   'Query.user': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'null', apiKey: 'ok' }),
   'Query.config': asAnonymous('ok', { otherTenant: 'ok', apiKey: 'ok' }),
   'Query.issues': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
+  'Query.changes': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
   // Mutations of the assets subgraph: never a write without a signed-in caller, never one into
   // another group (the demo profile 'well' does not exist for the other tenant).
   'Mutation.updateAssetProfile': asAnonymous('error:UNAUTHENTICATED', {

@@ -92,7 +92,7 @@ function missingFromSchema(schema: GraphQLSchema): string[] {
   return missing;
 }
 
-describe('composition of the three subgraphs', () => {
+describe('composition of the subgraphs', () => {
   it('composes with @theguild/federation-composition (the gateway’s composer) without errors', () => {
     const result = composeWithGuild(services());
     const messages = (result.errors ?? []).map((e) => e.message);
@@ -147,7 +147,7 @@ describe('composition of the three subgraphs', () => {
     }
   });
 
-  it('`assetql supergraph` prints a supergraph SDL naming the three subgraphs', async () => {
+  it('`assetql supergraph` prints a supergraph SDL naming the four subgraphs', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['src/cli/bin.ts', 'supergraph'], {
       cwd: ROOT,
       // A clean environment: no DATABASE_URL, ASSETQL_* or config file from the caller.
@@ -165,7 +165,7 @@ describe('composition of the three subgraphs', () => {
         .getValues()
         .map((v) => v.name)
         .sort(),
-    ).toEqual(['ASSETS', 'AUTH', 'ISSUES']);
+    ).toEqual(['ASSETS', 'AUTH', 'EVENTS', 'ISSUES']);
     for (const name of SUBGRAPH_NAMES) {
       expect(stdout).toMatch(new RegExp(`@join__graph\\(name: "${name}", url: "http://[^"]+"\\)`));
     }

@@ -158,7 +158,7 @@ describe('the upstream timeout', () => {
   const reaching = (url: string, upstreamTimeoutMs: number) => ({
     secret: SECRET,
     upstreamTimeoutMs,
-    subgraphUrls: { assets: url, auth: url, issues: url },
+    subgraphUrls: { assets: url, auth: url, issues: url, events: url },
   });
 
   let hung: Server;

@@ -1,0 +1,108 @@
+import { type Kysely, sql } from 'kysely';
+import type { Tables } from '../../storage/tables.ts';
+import type { Position } from './cursor.ts';
+
+/** An entry of the change log as read. */
+export interface ChangeRow {
+  tx: string;
+  seq: string;
+  at: Date;
+  entity: string;
+  profile: string;
+  entity_id: string;
+  kind: string;
+  version: number;
+  actor_kind: string | null;
+  actor: string | null;
+  correlation_id: string | null;
+  patch: Record<string, unknown>[];
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+/** Which entries: every list given must hold the entry's value. */
+export interface ChangeSelection {
+  entities?: readonly string[];
+  kinds?: readonly string[];
+  profiles?: readonly string[];
+  ids?: readonly string[];
+}
+
+export interface ChangePage {
+  order: 'NEWEST_FIRST' | 'OLDEST_FIRST';
+  /** Entries after this position in the page's order. */
+  after?: Position;
+  /** `limit + 1` entries are read, to tell whether more follow. */
+  limit: number;
+}
+
+const COLUMNS = sql.raw(
+  'tx::text as tx, seq::text as seq, at, entity, profile, entity_id, kind, version, actor_kind, actor, correlation_id, patch, before, after',
+);
+
+/**
+ * A page of `group`'s log. Oldest first reads only the entries of transactions older than every
+ * transaction still running, so that no entry can later appear before one already read: what a
+ * reader resuming after the last entry it read relies on (migrations/20261128T0100_change_log.ts).
+ */
+export async function listChanges(
+  db: Kysely<Tables>,
+  group: string,
+  selection: ChangeSelection,
+  page: ChangePage,
+): Promise<ChangeRow[]> {
+  const oldest = page.order === 'OLDEST_FIRST';
+  const conditions = [sql`user_group = ${group}`];
+  if (selection.entities) conditions.push(sql`entity = any(${selection.entities}::text[])`);
+  if (selection.kinds) conditions.push(sql`kind = any(${selection.kinds}::text[])`);
+  if (selection.profiles) conditions.push(sql`profile = any(${selection.profiles}::text[])`);
+  if (selection.ids) conditions.push(sql`entity_id = any(${selection.ids}::text[])`);
+  if (page.after) {
+    const at = sql`(${page.after.tx}::xid8, ${page.after.seq}::bigint)`;
+    conditions.push(oldest ? sql`(tx, seq) > ${at}` : sql`(tx, seq) < ${at}`);
+  }
+  if (oldest) conditions.push(sql`tx < pg_snapshot_xmin(pg_current_snapshot())`);
+  const direction = sql.raw(oldest ? 'asc' : 'desc');
+  // Ordered by the columns, qualified: the bare names are the text the rows are read as.
+  const { rows } = await sql<ChangeRow>`
+    select ${COLUMNS} from changes
+    where ${sql.join(conditions, sql` and `)}
+    order by changes.tx ${direction}, changes.seq ${direction}
+    limit ${page.limit + 1}`.execute(db);
+  return rows;
+}
+
+/** The newest position pruning has taken of `group`'s log, if it took any. */
+export async function horizonOf(db: Kysely<Tables>, group: string): Promise<Position | undefined> {
+  const { rows } = await sql<Position>`
+    select tx::text as tx, seq::text as seq from change_horizons where user_group = ${group}`.execute(db);
+  return rows[0];
+}
+
+/** True when position `a` comes before position `b`. */
+export function before(a: Position, b: Position): boolean {
+  const [ta, tb] = [BigInt(a.tx), BigInt(b.tx)];
+  return ta < tb || (ta === tb && BigInt(a.seq) < BigInt(b.seq));
+}
+
+/**
+ * Deletes entries older than `cutoff`, at most `batch` of them, and moves each group's horizon
+ * to the newest position deleted. Returns how many went. Only old entries are touched: writers,
+ * who only insert new ones, never wait on it.
+ */
+export async function pruneChanges(db: Kysely<Tables>, cutoff: Date, batch: number): Promise<number> {
+  const { rows } = await sql<{ deleted: string }>`
+    with gone as (
+      delete from changes
+      where ctid = any(array(select ctid from changes where at < ${cutoff} order by at limit ${batch}))
+      returning user_group, tx, seq
+    ), newest as (
+      select distinct on (user_group) user_group, tx, seq from gone order by user_group, tx desc, seq desc
+    ), moved as (
+      insert into change_horizons (user_group, tx, seq) select user_group, tx, seq from newest
+      on conflict (user_group) do update set tx = excluded.tx, seq = excluded.seq
+        where (change_horizons.tx, change_horizons.seq) < (excluded.tx, excluded.seq)
+    )
+    select count(*)::text as deleted from gone`.execute(db);
+  return Number(rows[0]?.deleted ?? 0);
+}

@@ -1,0 +1,99 @@
+import { GraphQLError } from 'graphql';
+import type { ChangeFilter, Resolvers } from '../../__generated__/events.ts';
+import { forwardConnection, pageSize } from '../../shared/cursors.ts';
+import { unauthenticated } from '../../shared/errors.ts';
+import { isAuthenticated } from '../../shared/identity.ts';
+import {
+  before,
+  type ChangePage,
+  type ChangeRow,
+  type ChangeSelection,
+  horizonOf,
+  listChanges,
+} from './changes.repository.ts';
+import type { EventsContext } from './context.ts';
+import { decodePosition, encodePosition } from './cursor.ts';
+import { CURSOR_EXPIRED } from './error-codes.ts';
+
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 500;
+/** The most values one list of a ChangeFilter may hold. */
+export const MAX_FILTER_VALUES = 100;
+
+function tenant(ctx: EventsContext) {
+  if (!isAuthenticated(ctx.identity)) throw unauthenticated();
+  return ctx.identity;
+}
+
+function selection(filter: ChangeFilter | null | undefined): ChangeSelection {
+  const out: ChangeSelection = {};
+  for (const key of ['entities', 'kinds', 'profiles', 'ids'] as const) {
+    const values = filter?.[key];
+    if (values == null) continue;
+    if (values.length > MAX_FILTER_VALUES)
+      throw new GraphQLError(`\`filter.${key}\` may hold at most ${MAX_FILTER_VALUES} values.`, {
+        extensions: { code: 'BAD_USER_INPUT', argument: `filter.${key}`, maximum: MAX_FILTER_VALUES },
+      });
+    out[key] = values;
+  }
+  return out;
+}
+
+const positionOf = (r: ChangeRow) => [r.tx, r.seq];
+
+/**
+ * A page of the caller's group's log. Resuming oldest first from a cursor older than what the
+ * retention job has pruned is refused (CURSOR_EXPIRED): the changes between are gone, and a
+ * reader must learn that rather than miss them silently.
+ */
+async function page(
+  ctx: EventsContext,
+  args: { first?: number | null; after?: string | null },
+  order: ChangePage['order'],
+  chosen: ChangeSelection,
+) {
+  const { userGroup } = tenant(ctx);
+  const limit = pageSize(args.first, DEFAULT_PAGE, MAX_PAGE);
+  const after = args.after != null ? decodePosition(args.after) : undefined;
+  if (after && order === 'OLDEST_FIRST') {
+    const horizon = await horizonOf(ctx.db, userGroup);
+    if (horizon && before(after, horizon))
+      throw new GraphQLError(
+        'The cursor is older than the change log keeps; read the log again from its start.',
+        {
+          extensions: { code: CURSOR_EXPIRED },
+        },
+      );
+  }
+  const rows = await listChanges(ctx.db, userGroup, chosen, { order, after, limit });
+  return forwardConnection(rows, limit, positionOf, after !== undefined);
+}
+
+export const resolvers: Resolvers = {
+  Query: {
+    changes: (_root, { filter, first, after, order }, ctx) =>
+      page(ctx, { first, after }, order ?? 'NEWEST_FIRST', selection(filter)),
+  },
+  Asset: {
+    history: (asset, args, ctx) =>
+      page(ctx, args, 'NEWEST_FIRST', { entities: ['ASSET'], profiles: [asset.profile], ids: [asset.id] }),
+  },
+  AssetProfile: {
+    history: (profile, args, ctx) =>
+      page(ctx, args, 'NEWEST_FIRST', {
+        entities: ['ASSET_PROFILE', 'ASSET_PROFILE_EXTENSION'],
+        profiles: [profile.profile],
+      }),
+  },
+  Change: {
+    cursor: (r) => encodePosition(r),
+    entity: (r) => r.entity as never,
+    kind: (r) => r.kind as never,
+    profile: (r) => (r.profile === '' ? null : r.profile),
+    entityId: (r) => (r.entity_id === '' ? null : r.entity_id),
+    actor: (r) => (r.actor_kind && r.actor ? { kind: r.actor_kind as never, name: r.actor } : null),
+    correlationId: (r) => r.correlation_id,
+    asset: (r) =>
+      r.entity === 'ASSET' ? { __typename: 'Asset', profile: r.profile, id: r.entity_id } : null,
+  },
+};
