@@ -104,7 +104,12 @@ describe('the subgraphs and the gateway started at once on an empty database', (
       ...SUBGRAPH_NAMES.map((name, i) =>
         serve(`subgraph ${name}`, ['--subgraph', name], { ...env, PORT: String(ports[i]) }, 90_000),
       ),
-      serve('gateway', ['--gateway'], { ...env, ...subgraphUrls, PORT: String(ports[SUBGRAPH_NAMES.length]) }, 90_000),
+      serve(
+        'gateway',
+        ['--gateway'],
+        { ...env, ...subgraphUrls, PORT: String(ports[SUBGRAPH_NAMES.length]) },
+        90_000,
+      ),
     ]);
     for (const s of started) if (s.status === 'fulfilled') children.push(s.value);
     const failed = started.filter((s) => s.status === 'rejected').map((s) => String(s.reason));
