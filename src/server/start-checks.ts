@@ -20,19 +20,11 @@ export async function holdPort(port: number, host: string): Promise<Listening> {
     return await listen(undefined, port, host);
   } catch (e) {
     const code = (e as { code?: unknown }).code;
-    if (code === 'EADDRINUSE')
-      throw new StartError(
-        `PORT ${port} on ${host} is in use by another process: stop it, or set PORT to a free port`,
-      );
-    if (code === 'EACCES')
-      throw new StartError(
-        `PORT ${port} on ${host} needs privileges this process does not have: set PORT to 1024 or above`,
-      );
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
       throw new StartError(
         `HOST ${host} is not an address of this machine: set HOST to one of its addresses`,
       );
-    throw e;
+    throw portRefusal(e, 'PORT', 'PORT', port, host);
   }
 }
 
@@ -41,17 +33,22 @@ export async function holdMetricsPort<T>(port: number, host: string, bind: () =>
   try {
     return await bind();
   } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    if (code === 'EADDRINUSE')
-      throw new StartError(
-        `ASSETQL_METRICS_PORT ${port} on ${host} is in use by another process: stop it, or set ASSETQL_METRICS_PORT to a free port`,
-      );
-    if (code === 'EACCES')
-      throw new StartError(
-        `ASSETQL_METRICS_PORT ${port} on ${host} needs privileges this process does not have: set it to 1024 or above`,
-      );
-    throw e;
+    throw portRefusal(e, 'ASSETQL_METRICS_PORT', 'it', port, host);
   }
+}
+
+/** A port that could not be bound, as the one line naming `setting` (`fix`: how the line names it again); else `e`. */
+function portRefusal(e: unknown, setting: string, fix: string, port: number, host: string): unknown {
+  const code = (e as { code?: unknown }).code;
+  if (code === 'EADDRINUSE')
+    return new StartError(
+      `${setting} ${port} on ${host} is in use by another process: stop it, or set ${setting} to a free port`,
+    );
+  if (code === 'EACCES')
+    return new StartError(
+      `${setting} ${port} on ${host} needs privileges this process does not have: set ${fix} to 1024 or above`,
+    );
+  return e;
 }
 
 /** Runs one statement on the database `url` names; a failure is named as DATABASE_URL's. */

@@ -28,7 +28,8 @@ export function decodeCursor(cursor: string, arity: number): (string | number)[]
   return key;
 }
 
-function badCursor() {
+/** The refusal of a cursor that is not one of the list's. */
+export function badCursor() {
   return new GraphQLError('The cursor is not valid for this list.', {
     extensions: { code: 'BAD_USER_INPUT' },
   });

@@ -29,14 +29,7 @@ const ASSETQL = 0x61716c;
  */
 // biome-ignore lint/suspicious/noExplicitAny: any schema; the lock touches no table
 export async function withAdvisoryLock<T>(db: Kysely<any>, key: number, work: () => Promise<T>): Promise<T> {
-  return db.connection().execute(async (connection) => {
-    await sql`select pg_advisory_lock(${sql.lit(ASSETQL)}, ${sql.lit(key)})`.execute(connection);
-    try {
-      return await work();
-    } finally {
-      await sql`select pg_advisory_unlock(${sql.lit(ASSETQL)}, ${sql.lit(key)})`.execute(connection);
-    }
-  });
+  return holding(db, key, true, work) as Promise<T>;
 }
 
 /**
@@ -49,10 +42,22 @@ export async function tryAdvisoryLock<T>(
   key: number,
   work: () => Promise<T>,
 ): Promise<T | undefined> {
+  return holding(db, key, false, work);
+}
+
+/** Takes the lock on a connection of its own (waiting for it, or not), runs `work`, lets it go. */
+async function holding<T>(
+  // biome-ignore lint/suspicious/noExplicitAny: any schema; the lock touches no table
+  db: Kysely<any>,
+  key: number,
+  wait: boolean,
+  work: () => Promise<T>,
+): Promise<T | undefined> {
   return db.connection().execute(async (connection) => {
-    const { rows } = await sql<{ taken: boolean }>`
-      select pg_try_advisory_lock(${sql.lit(ASSETQL)}, ${sql.lit(key)}) as taken`.execute(connection);
-    if (!rows[0]?.taken) return undefined;
+    const take = wait ? sql.raw('pg_advisory_lock') : sql.raw('pg_try_advisory_lock');
+    const { rows } = await sql<{ taken: boolean | string }>`
+      select ${take}(${sql.lit(ASSETQL)}, ${sql.lit(key)}) as taken`.execute(connection);
+    if (!wait && rows[0]?.taken !== true) return undefined;
     try {
       return await work();
     } finally {

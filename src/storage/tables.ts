@@ -267,7 +267,7 @@ export interface ChangesTable {
   actor_kind: string | null;
   actor: string | null;
   correlation_id: string | null;
-  patch: Json<unknown[]>;
+  patch: Json<Record<string, unknown>[]>;
   before: Json<Record<string, unknown> | null> | null;
   after: Json<Record<string, unknown> | null> | null;
 }

@@ -1,24 +1,9 @@
-import { type Kysely, sql } from 'kysely';
-import type { Tables } from '../../storage/tables.ts';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { ChangesTable, Tables } from '../../storage/tables.ts';
 import type { Position } from './cursor.ts';
 
 /** An entry of the change log as read. */
-export interface ChangeRow {
-  tx: string;
-  seq: string;
-  at: Date;
-  entity: string;
-  profile: string;
-  entity_id: string;
-  kind: string;
-  version: number;
-  actor_kind: string | null;
-  actor: string | null;
-  correlation_id: string | null;
-  patch: Record<string, unknown>[];
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-}
+export type ChangeRow = Selectable<ChangesTable>;
 
 /** Which entries: every list given must hold the entry's value. */
 export interface ChangeSelection {

@@ -1,5 +1,4 @@
-import { GraphQLError } from 'graphql';
-import { decodeCursor, encodeCursor } from '../../shared/cursors.ts';
+import { badCursor, decodeCursor, encodeCursor } from '../../shared/cursors.ts';
 
 /** A change's place in the log: its transaction's id and its sequence number, as decimal text. */
 export interface Position {
@@ -25,8 +24,6 @@ export function decodePosition(cursor: string): Position {
     BigInt(tx) > 0x7fff_ffff_ffff_ffffn ||
     BigInt(seq) > 0x7fff_ffff_ffff_ffffn
   )
-    throw new GraphQLError('The cursor is not valid for this list.', {
-      extensions: { code: 'BAD_USER_INPUT' },
-    });
+    throw badCursor();
   return { tx, seq };
 }
