@@ -170,6 +170,28 @@ describe('the change log (#38)', () => {
     expect(ok.changes.map((c) => [c.kind, c.version])).toEqual([['UPDATED', 3]]);
   });
 
+  it('lets one of twenty writers at once create an asset that must not exist yet (ifVersion: 0)', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.graphql<any>(
+          UPSERT,
+          {
+            input: {
+              profile: 'site',
+              assets: [{ id: 'S-log-race', properties: { name: `Racer ${i}` }, ifVersion: 0 }],
+            },
+          },
+          demo,
+        ),
+      ),
+    );
+    const types = answers.map((a) => a.body.data.upsertAssets.errors[0]?.type ?? 'ok');
+    expect(types.filter((x) => x === 'ok')).toHaveLength(1);
+    expect(types.filter((x) => x === 'VERSION_CONFLICT')).toHaveLength(19);
+    const created = (await since(null)).filter((c) => c.entityId === 'S-log-race');
+    expect(created.map((c) => [c.kind, c.version])).toEqual([['CREATED', 1]]);
+  });
+
   it('records soft and hard deletes, a restore, and nothing for a failed mutation', async () => {
     const DELETE = `mutation($input: DeleteAssetsInput!) { deleteAssets(input: $input) { deleted errors { type message } } }`;
     const soft = await logged(DELETE, { input: { profile: 'site', ids: ['S-log-2'] } });

@@ -27,7 +27,14 @@ export async function checkVersions(
   expected: ReadonlyMap<string, number> | undefined,
 ): Promise<void> {
   if (!expected || expected.size === 0) return;
-  const ids = [...expected.keys()];
+  const ids = [...expected.keys()].sort();
+  // A row lock holds only what exists: two writers that both expect an asset to be absent
+  // (`ifVersion: 0`) would both pass. A transaction lock on each key, taken in one order,
+  // makes them wait for each other whether the row is there or not.
+  await exec(
+    `select pg_advisory_xact_lock(hashtextextended($1 || '/' || $2 || '/' || id, 0)) from unnest($3::text[]) id`,
+    [group, profile, ids],
+  );
   const rows = await exec<{ id: string; version: number }>(
     'select id, version from assets where user_group = $1 and profile = $2 and id = any($3::text[]) order by id for update',
     [group, profile, ids],
