@@ -2,6 +2,7 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { SUBGRAPH_NAMES } from '../src/config/index.ts';
 import { BIN, graphql, signedInUser, startServer } from './lib.ts';
 import { startPinned } from './peers/procs.ts';
 import { pageDocument } from './peers.ts';
@@ -97,8 +98,8 @@ const Q1 = pageDocument('first: 100');
 
 /**
  * The whole service answering Q1 `requests` times, one after another, from this process over
- * HTTP: in one process (`assetql serve`), then distributed (`serve --gateway` in front of the three
- * `serve --subgraph`), PostgreSQL. V8's trace of the traced process's collections between two
+ * HTTP: in one process (`assetql serve`), then distributed (`serve --gateway` in front of one
+ * `serve --subgraph` per subgraph), PostgreSQL. V8's trace of the traced process's collections between two
  * marks it prints when signalled (bench/gc-marks.ts). Anything of a request kept past its answer
  * (a closure over it in a long-lived scope, a driver's promise) shows here as promoted bytes.
  */
@@ -110,7 +111,7 @@ async function serviceCells(requests: number): Promise<{ service: GcCell; gatewa
     const headers = { 'x-svc-sessionid': await signedInUser(server, 'gc') };
     const service = await traced(server.url, server.child, headers, requests);
     const started = await Promise.allSettled(
-      (['assets', 'auth', 'issues'] as const).map((name) =>
+      SUBGRAPH_NAMES.map((name) =>
         startPinned(`subgraph ${name}`, BIN, ['serve', '--subgraph', name], server.env),
       ),
     );
@@ -123,9 +124,12 @@ async function serviceCells(requests: number): Promise<{ service: GcCell; gatewa
         ['serve', '--gateway'],
         {
           ...server.env,
-          ASSETQL_SUBGRAPH_ASSETS_URL: subgraphs[0]!.url,
-          ASSETQL_SUBGRAPH_AUTH_URL: subgraphs[1]!.url,
-          ASSETQL_SUBGRAPH_ISSUES_URL: subgraphs[2]!.url,
+          ...Object.fromEntries(
+            SUBGRAPH_NAMES.map((name, i) => [
+              `ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`,
+              subgraphs[i]!.url,
+            ]),
+          ),
         },
         ['--max-semi-space-size=16', ...flags],
       );
@@ -225,7 +229,7 @@ export function gcMarkdown(r: GcBenchResult): string {
     '',
     ...(r.service
       ? [
-          'The whole service answering Q1, a page of 100 wells with five properties each, over HTTP, one request after another, on PostgreSQL; the same trace, per request: in one process (`assetql serve`), and at the gateway of the distributed form (`serve --gateway` in front of three `serve --subgraph`).',
+          'The whole service answering Q1, a page of 100 wells with five properties each, over HTTP, one request after another, on PostgreSQL; the same trace, per request: in one process (`assetql serve`), and at the gateway of the distributed form (`serve --gateway` in front of one `serve --subgraph` per subgraph).',
           '',
           '| service | requests | allocated (KB) | promoted (KB) | full collections |',
           '|---|---|---|---|---|',
