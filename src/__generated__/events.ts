@@ -174,6 +174,24 @@ export type QueryChangesArgs = {
   order?: InputMaybe<ChangeOrder>;
 };
 
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The caller's group's changes as they are committed, oldest first, each once (docs/events.md,
+   * "Subscriptions"). With `after` (or, over SSE, the `Last-Event-ID` header: the `id` of the last
+   * event read) every change after that cursor is replayed first, then the stream goes live, with
+   * no gap and no duplicate; without, it starts now. The stream's last event is an error when it
+   * ends (SESSION_ENDED, SLOW_CONSUMER, SHUTTING_DOWN, CURSOR_EXPIRED): resume from the last cursor.
+   */
+  changes: Change;
+};
+
+
+export type SubscriptionChangesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<ChangeFilter>;
+};
+
 export type WithIndex<TObject> = TObject & Record<string, any>;
 export type ResolversObject<TObject> = WithIndex<TObject>;
 
@@ -293,6 +311,7 @@ export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -313,6 +332,7 @@ export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  Subscription: Record<PropertyKey, never>;
 }>;
 
 export type AssetResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['Asset'] = ResolversParentTypes['Asset'], FederationReferenceType extends FederationReferenceTypes['Asset'] = FederationReferenceTypes['Asset']> = ResolversObject<{
@@ -382,6 +402,10 @@ export type QueryResolvers<ContextType = EventsContext, ParentType extends Resol
   changes?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<QueryChangesArgs>>;
 }>;
 
+export type SubscriptionResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  changes?: SubscriptionResolver<ResolversTypes['Change'], "changes", ParentType, ContextType, Partial<SubscriptionChangesArgs>>;
+}>;
+
 export type Resolvers<ContextType = EventsContext> = ResolversObject<{
   Asset?: AssetResolvers<ContextType>;
   AssetProfile?: AssetProfileResolvers<ContextType>;
@@ -394,5 +418,6 @@ export type Resolvers<ContextType = EventsContext> = ResolversObject<{
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
 }>;
 

@@ -1,9 +1,16 @@
-import { type ExecutionArgs, type ExecutionResult, execute, type GraphQLSchema } from 'graphql';
+import {
+  createSourceEventStream,
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+  type GraphQLSchema,
+} from 'graphql';
 import type { Plugin as EnvelopPlugin } from 'graphql-yoga';
 import type { DocumentLimits } from '../config/index.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError, toGraphQLError } from '../shared/mask-error.ts';
 import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
+import { EVENT_ID } from '../shared/subgraph.ts';
 import { type Admission, type Admitted, type Asked, admit, isRefused, type Place } from './admit.ts';
 import { documentShapeLimits, useNoIntrospection } from './document-limits.ts';
 import { CompiledOperations } from './executors/compiled.ts';
@@ -93,6 +100,71 @@ export class SubgraphExecution<C extends ExecutionContext> {
       // What Yoga would answer for a failure outside the resolvers (building a plan's context).
       result = { errors: [toGraphQLError(e)] };
     }
+    return this.#bounded(result, contextValue);
+  }
+
+  /**
+   * Runs an admitted subscription: its source stream (the root field's `subscribe`), then each
+   * event executed as a response of its own, with a context of its own from `eventContext` (a
+   * budget per event, not one spent over the stream's life), within the same bounds and masked as
+   * any answer. A subscription refused at its start is answered as one result.
+   */
+  async subscribe(
+    operation: Operation,
+    admitted: Admitted,
+    contextValue: C,
+    eventContext: () => C,
+  ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const args: ExecutionArgs = {
+      schema: this.#schema,
+      document: operation.document,
+      operationName: operation.operationName,
+      variableValues: admitted.variables,
+      contextValue,
+    };
+    let source: AsyncIterable<unknown> | ExecutionResult;
+    try {
+      source = await createSourceEventStream(args);
+    } catch (e) {
+      source = { errors: [toGraphQLError(e)] };
+    }
+    if (!(Symbol.asyncIterator in source)) return this.#bounded(source, contextValue);
+    const events = (source as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    const each = async (payload: unknown): Promise<ExecutionResult> => {
+      const context = eventContext();
+      let result: ExecutionResult;
+      try {
+        result = await execute({ ...args, rootValue: payload, contextValue: context });
+      } catch (e) {
+        result = { errors: [toGraphQLError(e)] };
+      }
+      result = this.#bounded(result, context);
+      const id = (payload as { [EVENT_ID]?: unknown } | null)?.[EVENT_ID];
+      return typeof id === 'string'
+        ? { ...result, extensions: { ...result.extensions, eventId: id } }
+        : result;
+    };
+    const stream: AsyncIterableIterator<ExecutionResult> = {
+      [Symbol.asyncIterator]: () => stream,
+      next: async () => {
+        const event = await events.next();
+        return event.done
+          ? { done: true, value: undefined }
+          : { done: false, value: await each(event.value) };
+      },
+      return: async () => {
+        await events.return?.();
+        return { done: true, value: undefined };
+      },
+      throw: async (e?: unknown) => {
+        await events.return?.();
+        throw e;
+      },
+    };
+    return stream;
+  }
+
+  #bounded(result: ExecutionResult, contextValue: C): ExecutionResult {
     result = stoppedResult(contextValue.budget) ?? boundedErrors(result, this.#maxErrors);
     if (result.errors?.length) result = { ...result, errors: result.errors.map((e) => this.mask(e)) };
     return result;
@@ -106,27 +178,45 @@ export class SubgraphExecution<C extends ExecutionContext> {
   /**
    * The Yoga plugins of the subgraph's own port: the document limits and introspection rule at
    * validation, kept per document; then, for every operation Yoga validated, this execution's
-   * admission and answer in place of Yoga's executor. A subscription keeps Yoga's.
+   * admission and answer in place of Yoga's executor, and of its subscribe for a subscription.
+   * `eventContext` makes the context of each event of a subscription from the stream's.
    */
-  plugins(introspection: boolean, refused?: Place['refused']): EnvelopPlugin[] {
+  plugins(
+    introspection: boolean,
+    eventContext: (context: C) => C,
+    refused?: Place['refused'],
+  ): EnvelopPlugin[] {
+    const admitted = (args: ExecutionArgs) => {
+      const operation = this.operations.of(args.document, args.operationName);
+      operation.validated = true;
+      const context = args.contextValue as unknown as C & { request?: Request };
+      const admission = this.admit(operation, {
+        variables: args.variableValues as Asked['variables'],
+        requestBytes: context.request ? bodyBytes(context.request) : undefined,
+      });
+      return { operation, context, admission };
+    };
     return [
       ...documentShapeLimits(this.place.documentLimits, introspection, this.operations, refused),
       ...(introspection ? [] : [useNoIntrospection()]),
       {
         onExecute: ({ args, setExecuteFn, setResultAndStopExecution }) => {
-          const operation = this.operations.of(args.document, args.operationName);
-          if (operation.type === 'subscription') return;
-          operation.validated = true;
-          const context = args.contextValue as unknown as C & { request?: Request };
-          const admission = this.admit(operation, {
-            variables: args.variableValues as Asked['variables'],
-            requestBytes: context.request ? bodyBytes(context.request) : undefined,
-          });
+          const { operation, context, admission } = admitted(args);
           if (isRefused(admission)) {
             setResultAndStopExecution({ errors: [...admission.refused] });
             return;
           }
           setExecuteFn(() => this.answer(operation, admission, context));
+        },
+        onSubscribe: ({ args, setSubscribeFn, setResultAndStopExecution }) => {
+          const { operation, context, admission } = admitted(args);
+          if (isRefused(admission)) {
+            setResultAndStopExecution({ errors: [...admission.refused] });
+            return;
+          }
+          setSubscribeFn(
+            () => this.subscribe(operation, admission, context, () => eventContext(context)) as never,
+          );
         },
       },
     ];

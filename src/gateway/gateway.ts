@@ -6,7 +6,7 @@ import { useFinishedErrors } from '../execution/respond.ts';
 import { remoteSubgraph } from '../execution/transports/http.ts';
 import { inProcessSubgraph } from '../execution/transports/in-process.ts';
 import { LOCAL_TRANSPORT, localTransport } from '../execution/transports/runtime.ts';
-import type { IdentitySigner, SessionResolution } from '../shared/identity.ts';
+import { type IdentitySigner, LAST_EVENT_ID_HEADER, type SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
 import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
@@ -24,6 +24,7 @@ import { useMaskedErrors } from './plugins/use-masked-errors.ts';
 import { useMetrics } from './plugins/use-metrics.ts';
 import { useSecurityHeaders } from './plugins/use-security-headers.ts';
 import { type IdentityContext, useSessionIdentity } from './plugins/use-session-identity.ts';
+import { useEventStream } from './plugins/use-event-stream.ts';
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
 import { useTenantFairness } from './plugins/use-tenant-fairness.ts';
 import { useTracing } from './plugins/use-tracing.ts';
@@ -182,6 +183,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(options.tracing ? { tracePrepared: options.tracing.tracePrepared.bind(options.tracing) } : {}),
     }),
     useSubgraphErrors(),
+    useEventStream(),
   ] as Plugin<RequestContext>[];
 
   const runtime = createGatewayRuntime<RequestContext>({
@@ -216,6 +218,14 @@ export function createGateway(options: GatewayOptions): Gateway {
               : import('@graphql-mesh/transport-http'),
         }
       : {}),
+    // A subscription resumed by SSE's `Last-Event-ID` resumes at the subgraph that serves it
+    // (in this process the transport hands it over itself).
+    propagateHeaders: {
+      fromClientToSubgraphs: ({ request }) => {
+        const id = request.headers.get(LAST_EVENT_ID_HEADER);
+        return id ? { [LAST_EVENT_ID_HEADER]: id } : {};
+      },
+    },
     logging: process.env.ASSETQL_DEBUG_GATEWAY ? 'debug' : false,
     // Errors that are not GraphQL errors (a bug here) are logged in full and shown as a generic
     // message (src/shared/mask-error.ts); useMaskedErrors adds the correlation id.

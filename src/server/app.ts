@@ -27,6 +27,7 @@ import {
 import { type AuthLimits, DEFAULT_LIMITS } from '../subgraphs/auth/limits.ts';
 import { configuredMessenger } from '../subgraphs/auth/messaging/configured.ts';
 import { eventsDescriptor } from '../subgraphs/events/descriptor.ts';
+import { ChangeFeed } from '../subgraphs/events/feed.ts';
 import { createEventsSubgraph, eventsTypeDefs } from '../subgraphs/events/index.ts';
 import { ChangeRetention } from '../subgraphs/events/retention.ts';
 import { issuesDescriptor } from '../subgraphs/issues/descriptor.ts';
@@ -198,7 +199,16 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
           days: config.changeRetentionDays,
         });
         closers.push(() => retention.close());
-        return createEventsSubgraph(deps);
+        // Live streams of the log: read as notices say it grew, or as this process writes.
+        const feed = new ChangeFeed({
+          db: database.db,
+          log,
+          standing: (identity) => sessions.standing(identity),
+          notices,
+          writes: database.writes,
+        });
+        closers.unshift(() => feed.close());
+        return createEventsSubgraph({ ...deps, feed });
       }
     }
   };

@@ -11,6 +11,8 @@ import { deriveKey } from './secrets.ts';
 export const IDENTITY_REFUSED = 'IDENTITY_REFUSED';
 
 export const IDENTITY_HEADER = 'x-assetql-identity';
+/** What an SSE client reconnects with: the `id` of the last event it read (a change's cursor). */
+export const LAST_EVENT_ID_HEADER = 'last-event-id';
 /** The correlation id header, accepted from clients when plain and short (Hono's rule). */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -176,6 +178,12 @@ export interface SessionResolution {
   resolve(sessionId: string | null | undefined): Promise<Identity>;
   /** Forgets what is cached of a session at once (after sign-out or rotation seen here). */
   forget(sessionId: string): void;
+  /**
+   * Whether the session `identity` was resolved from still stands, for the same user, group and
+   * kind: what ends a long-lived stream when its session ends (signed out, expired, revoked, the
+   * user disabled or moved). Known within half a second of the change, notices or not.
+   */
+  standing(identity: Identity): Promise<boolean>;
 }
 
 /**

@@ -19,7 +19,20 @@ export interface Subgraph {
    * masking as a request over HTTP, minus the HTTP: no JSON in between, no identity token.
    */
   executeLocally(operation: LocalOperation): Promise<LocalResult>;
+  /**
+   * Runs a subscription the same way: its events as they come, each a response of its own, or
+   * one result when it is refused at its start. Ending the iterator ends the subscription.
+   */
+  subscribeLocally(
+    operation: LocalOperation,
+  ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
 }
+
+/**
+ * Where a subscription event's payload may carry its id (a change's cursor): its result then
+ * carries it as `extensions.eventId`, which the gateway writes as the SSE event's `id`.
+ */
+export const EVENT_ID: unique symbol = Symbol.for('assetql.eventId');
 
 /** An operation the gateway hands to a subgraph in the same process, already validated. */
 export interface LocalOperation {
@@ -43,6 +56,8 @@ export interface LocalOperation {
   checked?: boolean;
   /** Aborted when the caller stops waiting (its timeout, its client gone): resolving stops. */
   signal?: AbortSignal;
+  /** The SSE `Last-Event-ID` the client sent, for a subscription that resumes after it. */
+  lastEventId?: string | null;
 }
 
 export interface LocalResult {

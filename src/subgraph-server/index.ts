@@ -19,6 +19,7 @@ import {
   IDENTITY_REFUSED,
   type Identity,
   IdentityError,
+  LAST_EVENT_ID_HEADER,
   REQUEST_ID_HEADER,
 } from '../shared/identity.ts';
 import { NO_METRICS } from '../shared/metrics.ts';
@@ -85,7 +86,12 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     log,
     metrics,
   });
-  const baseContext = (identity: Identity, requestId: string): BaseContext => ({
+  const baseContext = (
+    identity: Identity,
+    requestId: string,
+    lastEventId: string | null = null,
+    signal?: AbortSignal,
+  ): BaseContext => ({
     identity,
     requestId,
     log: log.child({ requestId }),
@@ -93,7 +99,11 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     responseHeaders: new Headers(),
     budget: new ResponseBudget(documentLimits),
     metrics,
+    lastEventId,
+    signal,
   });
+  // Each event of a subscription is a response of its own: its own budget, the stream's context.
+  const eventContext = (context: C): C => ({ ...context, budget: new ResponseBudget(documentLimits) });
   const pendingHeaders = new WeakMap<Request, Headers>();
   // The session a request presented when this subgraph resolved it itself: forgotten from the
   // cache once the answer changes it (signed out, rotated), as our gateway does.
@@ -162,13 +172,13 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
           });
         }
       }
-      const base = baseContext(identity, requestId);
+      const base = baseContext(identity, requestId, request.headers.get(LAST_EVENT_ID_HEADER), request.signal);
       pendingHeaders.set(request, base.responseHeaders);
       stopWhenGone(request, base);
       return options.extendContext(base, request);
     },
     plugins: [
-      ...execution.plugins(introspection),
+      ...execution.plugins(introspection, eventContext),
       useForgetInvalid(execution.operations.documents),
       useReadBody(),
       useFinishedErrors(),
@@ -280,6 +290,26 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
         return { result: { errors: [execution.mask(e)] }, responseHeaders: base.responseHeaders };
       } finally {
         signal?.removeEventListener('abort', stop);
+      }
+    },
+    async subscribeLocally(operation) {
+      const base = baseContext(
+        operation.identity,
+        operation.requestId,
+        operation.lastEventId ?? null,
+        operation.signal,
+      );
+      const record = execution.operations.of(operation.document, operation.operationName);
+      const admission = execution.admit(record, {
+        variables: operation.variableValues,
+        checked: operation.checked ?? false,
+      });
+      if (isRefused(admission)) return { errors: [...admission.refused] };
+      try {
+        const contextValue = await options.extendContext(base, LOCAL_REQUEST);
+        return await execution.subscribe(record, admission, contextValue, () => eventContext(contextValue));
+      } catch (e) {
+        return { errors: [execution.mask(e)] };
       }
     },
   };

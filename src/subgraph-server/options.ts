@@ -19,6 +19,13 @@ export interface BaseContext {
   budget: ResponseBudget;
   /** Where resolvers count what the operator watches (sign-ins, refusals); off by default. */
   metrics: Metrics;
+  /**
+   * The SSE `Last-Event-ID` a client reconnected with (the `id` of the last event it read), for a
+   * subscription that resumes after it; null when none was sent.
+   */
+  lastEventId: string | null;
+  /** Aborted when the caller goes away (its client disconnected): what a stream holds is let go. */
+  signal: AbortSignal | undefined;
 }
 
 /**

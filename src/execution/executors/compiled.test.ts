@@ -105,7 +105,7 @@ describe('CompiledOperations', () => {
       maxStringLength: 100_000,
       log: createLogger('silent'),
     });
-    const compiledYoga = createYoga({ schema, logging: false, plugins: execution.plugins(true) });
+    const compiledYoga = createYoga({ schema, logging: false, plugins: execution.plugins(true, (c) => c) });
     const plainYoga = createYoga({ schema, logging: false });
     const queries = [
       `query ($n: Int!, $s: Size, $u: Boolean) {

@@ -1,6 +1,6 @@
 import type { Transport } from '@graphql-mesh/transport-common';
 import { type DocumentNode, type ExecutionResult, GraphQLError } from 'graphql';
-import { ANONYMOUS, receivedIdentity } from '../../shared/identity.ts';
+import { ANONYMOUS, LAST_EVENT_ID_HEADER, receivedIdentity } from '../../shared/identity.ts';
 import type { Subgraph } from '../../shared/subgraph.ts';
 import type { Caller } from './transport.ts';
 
@@ -38,7 +38,21 @@ export function localTransport(
       const subgraph = byName.get(subgraphName);
       if (!subgraph) throw new Error(`no subgraph ${subgraphName} in this process`);
       return async (request) => {
-        const context = (request.context ?? {}) as Partial<Caller>;
+        const context = (request.context ?? {}) as Partial<Caller> & { request?: Request };
+        if (request.operationType === 'subscription')
+          // A subscription's events, as the subgraph answers them (a stream's own requests, such
+          // as its entities, come back here one by one).
+          return subgraph.subscribeLocally({
+            document: request.document as DocumentNode,
+            operationName: request.operationName,
+            variableValues: request.variables,
+            identity: receivedIdentity(context.identity ?? ANONYMOUS),
+            requestId: context.requestId ?? '',
+            reused: false,
+            lastEventId: context.request?.headers.get(LAST_EVENT_ID_HEADER) ?? null,
+            // The client's request: when it goes, the stream lets go of everything at once.
+            ...(context.request ? { signal: context.request.signal } : {}),
+          }) as never;
         const { result, responseHeaders } = await subgraph.executeLocally({
           document: request.document as DocumentNode,
           operationName: request.operationName,

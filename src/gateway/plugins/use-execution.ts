@@ -138,6 +138,20 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
       const state = (context as ExecutionContext).execution;
       if (state) state.requested = params.operationName;
     },
+    // A subscription gets the same admission (variables, inputs, price), then the runtime's
+    // planner carries it: its events come from the subgraph that serves the root field.
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as Context & { request?: Request };
+      execution.learn(args.schema);
+      const operation = execution.operations.of(args.document, args.operationName);
+      operation.validated = true;
+      const admission = execution.admit(operation, {
+        variables: args.variableValues as Record<string, unknown> | undefined,
+        requestBytes: context.request ? bodyBytes(context.request) : undefined,
+      });
+      if (isRefused(admission))
+        setResultAndStopExecution(execution.shape({ errors: [...admission.refused] }, operation, context));
+    },
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const context = args.contextValue as Context & { request?: Request };
       execution.learn(args.schema);

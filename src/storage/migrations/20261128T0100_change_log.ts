@@ -225,7 +225,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
           jsonb_build_array(jsonb_build_object('op', 'add', 'path', '', 'value', ${sql.raw(l.doc('n'))})),
           null, ${sql.raw(l.doc('n'))}
         from new_rows n;
-        perform pg_notify('assetql_changes', '');
+        perform pg_notify('assetql_changes', g) from (select distinct user_group as g from new_rows) s;
         return null;
       end $$`.execute(db);
     await sql`
@@ -239,7 +239,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         -- A version moved without a change of the document (a profile's, when an extension
         -- changed: that is the extension's entry) is no entry of its own.
         where n.version <> o.version and d.patch <> '[]'::jsonb;
-        if found then perform pg_notify('assetql_changes', ''); end if;
+        if found then
+          perform pg_notify('assetql_changes', g) from (select distinct user_group as g from new_rows) s;
+        end if;
         return null;
       end $$`.execute(db);
     await sql`
@@ -249,7 +251,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         select o.user_group, ${sql.lit(l.entity)}, ${sql.raw(keyOf(l, 'o'))}, 'DELETED', o.version + 1,
           ${sql.raw(ACTOR)}, '[{"op": "remove", "path": ""}]'::jsonb, ${sql.raw(l.doc('o'))}, null
         from old_rows o;
-        perform pg_notify('assetql_changes', '');
+        perform pg_notify('assetql_changes', g) from (select distinct user_group as g from old_rows) s;
         return null;
       end $$`.execute(db);
     for (const [op, refs] of [

@@ -57,6 +57,50 @@ export async function listChanges(
   return rows;
 }
 
+/** What a tail of the log reads at once: the entries that may be read now, and whether more wait. */
+export interface TailRead {
+  /** Entries after the position, oldest first, that an oldest-first reader may read now. */
+  rows: ChangeRow[];
+  /**
+   * Whether entries committed after them are held back by an older transaction still running:
+   * they become readable when it ends, which may send no notice (it need not have logged).
+   */
+  held: boolean;
+}
+
+/**
+ * The entries of `group`'s log after `after` (from its start without), oldest first, at most
+ * `limit`, as a live reader reads them: only those of transactions older than every one still
+ * running ({@link listChanges}), and whether committed ones wait behind such a transaction.
+ */
+export async function readTail(
+  db: Kysely<Tables>,
+  group: string,
+  after: Position | undefined,
+  limit: number,
+): Promise<TailRead> {
+  const from = after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``;
+  const { rows } = await sql<ChangeRow & { ready: boolean }>`
+    select ${COLUMNS}, tx < pg_snapshot_xmin(pg_current_snapshot()) as ready from changes
+    where user_group = ${group} ${from}
+    order by changes.tx, changes.seq
+    limit ${limit}`.execute(db);
+  // Ordered by transaction id, the readable ones (older than the oldest running) come first.
+  const ready = rows.findIndex((r) => !r.ready);
+  const taken = ready === -1 ? rows : rows.slice(0, ready);
+  for (const r of taken) delete (r as { ready?: boolean }).ready;
+  return { rows: taken, held: ready !== -1 };
+}
+
+/** The newest position of `group`'s log a live reader may read now; none while it is empty. */
+export async function tailOf(db: Kysely<Tables>, group: string): Promise<Position | undefined> {
+  const { rows } = await sql<Position>`
+    select tx::text as tx, seq::text as seq from changes
+    where user_group = ${group} and tx < pg_snapshot_xmin(pg_current_snapshot())
+    order by changes.tx desc, changes.seq desc limit 1`.execute(db);
+  return rows[0];
+}
+
 /** The newest position pruning has taken of `group`'s log, if it took any. */
 export async function horizonOf(db: Kysely<Tables>, group: string): Promise<Position | undefined> {
   const { rows } = await sql<Position>`

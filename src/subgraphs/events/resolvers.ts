@@ -12,8 +12,9 @@ import {
   listChanges,
 } from './changes.repository.ts';
 import type { EventsContext } from './context.ts';
-import { decodePosition, encodePosition } from './cursor.ts';
+import { decodePosition, encodePosition, type Position } from './cursor.ts';
 import { CURSOR_EXPIRED } from './error-codes.ts';
+import { StreamEnd, type StreamEvent } from './feed.ts';
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
@@ -46,6 +47,18 @@ const positionOf = (r: ChangeRow) => [r.tx, r.seq];
  * retention job has pruned is refused (CURSOR_EXPIRED): the changes between are gone, and a
  * reader must learn that rather than miss them silently.
  */
+/** Refused: a cursor older than what retention kept (the entries between are gone). */
+async function notExpired(ctx: EventsContext, group: string, after: Position): Promise<void> {
+  const horizon = await horizonOf(ctx.db, group);
+  if (horizon && before(after, horizon))
+    throw new GraphQLError(
+      'The cursor is older than the change log keeps; read the log again from its start.',
+      {
+        extensions: { code: CURSOR_EXPIRED },
+      },
+    );
+}
+
 async function page(
   ctx: EventsContext,
   args: { first?: number | null; after?: string | null },
@@ -55,21 +68,39 @@ async function page(
   const { userGroup } = tenant(ctx);
   const limit = pageSize(args.first, DEFAULT_PAGE, MAX_PAGE);
   const after = args.after != null ? decodePosition(args.after) : undefined;
-  if (after && order === 'OLDEST_FIRST') {
-    const horizon = await horizonOf(ctx.db, userGroup);
-    if (horizon && before(after, horizon))
-      throw new GraphQLError(
-        'The cursor is older than the change log keeps; read the log again from its start.',
-        {
-          extensions: { code: CURSOR_EXPIRED },
-        },
-      );
-  }
+  if (after && order === 'OLDEST_FIRST') await notExpired(ctx, userGroup, after);
   const rows = await listChanges(ctx.db, userGroup, chosen, { order, after, limit });
   return forwardConnection(rows, limit, positionOf, after !== undefined);
 }
 
+/**
+ * A live stream of the caller's group's changes: after `after`, or after the SSE `Last-Event-ID`
+ * the client resumed with (the argument wins), or from now.
+ */
+async function stream(
+  ctx: EventsContext,
+  filter: ChangeFilter | null | undefined,
+  after: string | null | undefined,
+): Promise<AsyncIterableIterator<StreamEvent>> {
+  const identity = tenant(ctx);
+  const chosen = selection(filter);
+  const resume = after ?? ctx.lastEventId ?? undefined;
+  const position = resume ? decodePosition(resume) : undefined;
+  if (position) await notExpired(ctx, identity.userGroup, position);
+  return ctx.feed.open(identity, chosen, position, ctx.signal);
+}
+
 export const resolvers: Resolvers = {
+  Subscription: {
+    changes: {
+      subscribe: (_root, { filter, after }, ctx) => stream(ctx, filter, after) as never,
+      // Each event is an entry of the log, or the error the stream ends with.
+      resolve: (event: StreamEvent) => {
+        if (event instanceof StreamEnd) throw event.error;
+        return event;
+      },
+    },
+  },
   Query: {
     changes: (_root, { filter, first, after, order }, ctx) =>
       page(ctx, { first, after }, order ?? 'NEWEST_FIRST', selection(filter)),

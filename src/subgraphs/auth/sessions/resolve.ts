@@ -65,6 +65,9 @@ interface Cached {
   writesSeen: number;
 }
 
+/** How long a session's standing is trusted without notices: streams end within a second. */
+const STANDING_CHECK_MS = 500;
+
 const KINDS: ReadonlySet<string> = new Set(['session', 'challenge', 'api_key']);
 
 /**
@@ -169,6 +172,29 @@ class SessionResolver implements SessionResolution {
       await this.#slide(hash, entry, now);
     }
     return entry.identity;
+  }
+
+  async standing(identity: Identity): Promise<boolean> {
+    const key = identity.sessionHash;
+    if (!key || !/^[0-9a-f]{64}$/.test(key)) return false;
+    let entry = this.#cache.get(key);
+    const now = this.#clock.now().getTime();
+    // Kept while notices are heard (each change evicts it); else read again past half a second,
+    // or after a write of this process's own whose notice may not have arrived.
+    if (
+      !entry ||
+      this.#localWrites > Math.max(entry.writesSeen, this.#live ? this.#heardWrites : 0) ||
+      now - entry.fetchedAt > (this.#live ? this.#liveCacheMs : STANDING_CHECK_MS) ||
+      hasExpired(entry.expiresAt, entry.expiresAtHard, now)
+    )
+      entry = await this.#load(Buffer.from(key, 'hex'), key, now);
+    if (!entry || hasExpired(entry.expiresAt, entry.expiresAtHard, now)) return false;
+    const kept = entry.identity;
+    return (
+      kept.kind === identity.kind &&
+      kept.username === identity.username &&
+      kept.userGroup === identity.userGroup
+    );
   }
 
   /** Forgets a cached session at once (after sign-out or rotation seen by this gateway). */

@@ -1,0 +1,116 @@
+import type { ExecutionResult } from 'graphql';
+import { isAsyncIterable } from 'graphql-yoga';
+import type { Plugin } from '../http.ts';
+
+/** How often an idle event stream sends a comment, so that proxies and clients keep it open. */
+export const HEARTBEAT_MS = 12_000;
+
+/**
+ * Subscriptions over GraphQL over SSE (distinct connections mode) with each event's id: a
+ * subgraph puts an event's id (a change's cursor) in its result's `extensions.eventId`, which the
+ * runtime's planner does not carry to the client's result; this plugin takes it from the
+ * subgraph's events as they pass (the runtime's subgraph hook, whatever the transport) and writes
+ * it as the SSE event's `id:`, so that a client that reconnects sends it back as
+ * `Last-Event-ID` (forwarded to subgraphs by gateway.ts). Events are written as Yoga writes them
+ * (`event: next`, `data:`, then `event: complete`), with a comment every `heartbeatMs`.
+ */
+export function useEventStream(options: { heartbeatMs?: number } = {}): Plugin {
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  /** The ids of a request's subscription events, in the order the subgraph sent them. */
+  const ids = new WeakMap<Request, (string | undefined)[]>();
+  return {
+    onSubgraphExecute({ executionRequest }) {
+      if (executionRequest.operationType !== 'subscription') return;
+      const request = (executionRequest.context as { request?: Request } | undefined)?.request;
+      if (!request) return;
+      const queue: (string | undefined)[] = [];
+      ids.set(request, queue);
+      return ({ result }) => {
+        if (!isAsyncIterable(result)) return;
+        return {
+          onNext({ result: event }) {
+            const id = (event as ExecutionResult).extensions?.eventId;
+            queue.push(typeof id === 'string' ? id : undefined);
+          },
+        };
+      };
+    },
+    onResultProcess({ request, result, acceptableMediaTypes, setResultProcessor }) {
+      if (!isAsyncIterable(result) || !acceptableMediaTypes.includes('text/event-stream')) return;
+      const queue = ids.get(request) ?? [];
+      setResultProcessor(
+        (r, fetchAPI) => sse(r as AsyncIterable<ExecutionResult>, queue, fetchAPI, heartbeatMs),
+        'text/event-stream',
+      );
+    },
+  };
+}
+
+function sse(
+  results: AsyncIterable<ExecutionResult>,
+  ids: (string | undefined)[],
+  fetchAPI: { Response: typeof Response; ReadableStream: typeof ReadableStream },
+  heartbeatMs: number,
+): Response {
+  const encoder = new TextEncoder();
+  const iterator = results[Symbol.asyncIterator]();
+  let heartbeat: NodeJS.Timeout | undefined;
+  const body = new fetchAPI.ReadableStream<Uint8Array>({
+    start(controller) {
+      // A comment first: some clients wait for a first byte before they show the stream.
+      controller.enqueue(encoder.encode(':\n\n'));
+      heartbeat = setInterval(() => {
+        if (controller.desiredSize === null) clearInterval(heartbeat);
+        else if (controller.desiredSize > 0) controller.enqueue(encoder.encode(':\n\n'));
+      }, heartbeatMs);
+    },
+    async pull(controller) {
+      try {
+        const next = await iterator.next();
+        if (next.done) {
+          clearInterval(heartbeat);
+          controller.enqueue(encoder.encode('event: complete\ndata:\n\n'));
+          controller.close();
+          return;
+        }
+        // One id per subgraph event, one result per subgraph event, in order.
+        const id = ids.shift();
+        const line = id && !/[\r\n]/.test(id) ? `id: ${id}\n` : '';
+        controller.enqueue(encoder.encode(`${line}event: next\ndata: ${JSON.stringify(withoutInternals(next.value))}\n\n`));
+      } catch (e) {
+        clearInterval(heartbeat);
+        controller.error(e);
+      }
+    },
+    async cancel() {
+      clearInterval(heartbeat);
+      await iterator.return?.();
+    },
+  });
+  return new fetchAPI.Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      // Proxies that buffer (nginx) pass events on at once.
+      'x-accel-buffering': 'no',
+    },
+  });
+}
+
+/** What Yoga keeps to itself of a result: the HTTP hints in `extensions`, and the event id. */
+function withoutInternals(result: ExecutionResult): ExecutionResult {
+  const errors = result.errors?.map((e) => {
+    const json = e.toJSON();
+    if (!json.extensions) return json;
+    const { http: _h, unexpected: _u, ...extensions } = json.extensions as Record<string, unknown>;
+    return { ...json, extensions: Object.keys(extensions).length ? extensions : undefined };
+  });
+  const { http: _http, eventId: _id, ...extensions } = (result.extensions ?? {}) as Record<string, unknown>;
+  return {
+    ...result,
+    ...(errors ? { errors: errors as never } : {}),
+    extensions: Object.keys(extensions).length ? extensions : undefined,
+  } as ExecutionResult;
+}

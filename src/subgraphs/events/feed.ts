@@ -1,0 +1,505 @@
+import { GraphQLError } from 'graphql';
+import type { Kysely } from 'kysely';
+import type { Identity } from '../../shared/identity.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { EVENT_ID } from '../../shared/subgraph.ts';
+import type { ChangeNotices } from '../../storage/change-notices.ts';
+import type { TableWrites } from '../../storage/table-writes.ts';
+import type { Tables } from '../../storage/tables.ts';
+import {
+  before,
+  type ChangeRow,
+  type ChangeSelection,
+  listChanges,
+  readTail,
+  tailOf,
+} from './changes.repository.ts';
+import { encodePosition, type Position } from './cursor.ts';
+import { SESSION_ENDED, SHUTTING_DOWN, SLOW_CONSUMER, TOO_MANY_STREAMS } from './error-codes.ts';
+
+/** The channel the change log's triggers notify on, with the group as payload (migration 20261128T0100). */
+export const CHANGES_CHANNEL = 'assetql_changes';
+
+/** The tables whose writes the log records: a write of this process's own wakes the feed at once. */
+export const LOGGED_TABLES = [
+  'assets',
+  'asset_profiles',
+  'asset_profile_extensions',
+  'asset_views',
+  'asset_filters',
+  'asset_conversions',
+  'asset_downloads',
+] as const;
+
+/** How many streams may be open at once, and how far one may fall behind (docs/security.md). */
+export interface StreamLimits {
+  /** Streams one session (or API key) holds open in this process @default 20 */
+  perSession: number;
+  /** Streams one group holds open in this process @default 2000 */
+  perGroup: number;
+  /** Changes waiting for a stream's client before the stream is ended (SLOW_CONSUMER) @default 1000 */
+  buffer: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perSession: 20, perGroup: 2000, buffer: 1000 };
+
+export interface ChangeFeedOptions {
+  db: Kysely<Tables>;
+  log: Logger;
+  /** Whether a stream's session still stands, for the same user and group (auth's rule). */
+  standing(identity: Identity): Promise<boolean>;
+  /** The database's notices (PostgreSQL): each group's tail is read as its changes commit. */
+  notices?: ChangeNotices;
+  /** This process's own writes: what it writes is read at once, notices or not. */
+  writes?: TableWrites;
+  limits?: Partial<StreamLimits>;
+  /** How often a tail is read when nothing says it changed, without notices @default 250 */
+  pollMs?: number;
+  /** How often streams' sessions are checked @default 500 */
+  checkMs?: number;
+}
+
+/** A stream's last event: the error it ends with. */
+export class StreamEnd {
+  readonly error: GraphQLError;
+  constructor(error: GraphQLError) {
+    this.error = error;
+  }
+}
+
+export type StreamEvent = ChangeRow | StreamEnd;
+
+/** Entries read from a tail, or replayed, at once. */
+const PAGE = 500;
+/** Without a word of a change (a lost notice), a tail is read this often anyway, notices or not. */
+const SAFETY_READ_MS = 5_000;
+const TICK_MS = 100;
+
+/**
+ * Live streams of the change log (docs/events.md, "Subscriptions"). Each group with an open stream
+ * has one tail here, read oldest first as a resuming reader reads the log (only entries of
+ * transactions older than every one still running: nothing can later appear behind what was
+ * read), when the database says the group's log grew, when this process wrote, when a read found
+ * entries held back by a running transaction (every 100 ms until they are not), and every 250 ms
+ * without notices (5 s with). Each entry read is offered to the group's streams, whose filters
+ * keep what they asked for: one read for every stream of a group, whatever their number.
+ *
+ * A stream that resumes from a cursor replays the log after it by pages, as its client reads
+ * them, then joins its group's tail and reads once more up to it, delivering only what comes
+ * after the last entry it delivered: no gap and no duplicate at the seam.
+ */
+export class ChangeFeed {
+  readonly #db: Kysely<Tables>;
+  readonly #log: Logger;
+  readonly #limits: StreamLimits;
+  readonly #standing: ChangeFeedOptions['standing'];
+  readonly #pollMs: number;
+  readonly #tails = new Map<string, Tail>();
+  readonly #streams = new Set<Stream>();
+  readonly #timers: NodeJS.Timeout[];
+  readonly #unwatch: (() => void)[] = [];
+  #live = false;
+  #checking = false;
+  #closed = false;
+
+  constructor(options: ChangeFeedOptions) {
+    this.#db = options.db;
+    this.#log = options.log;
+    this.#limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits };
+    this.#standing = options.standing;
+    this.#pollMs = options.pollMs ?? 250;
+    if (options.notices)
+      this.#unwatch.push(
+        options.notices.subscribe(CHANGES_CHANNEL, {
+          notice: (group) => {
+            const tail = group ? this.#tails.get(group) : undefined;
+            if (tail) void this.#read(tail);
+            else if (!group) this.#readAll();
+          },
+          live: (live) => {
+            this.#live = live;
+            // Heard again: what was said while deaf is read now.
+            if (live) this.#readAll();
+          },
+        }),
+      );
+    if (options.writes) this.#unwatch.push(options.writes.watch(LOGGED_TABLES, () => this.#readAll()));
+    this.#timers = [
+      setInterval(() => this.#tick(), TICK_MS),
+      setInterval(() => void this.#check(), options.checkMs ?? 500),
+    ];
+    for (const t of this.#timers) t.unref();
+  }
+
+  /** How many streams are open in this process. */
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /**
+   * A stream of `identity`'s group's changes that `selection` keeps, after `after` (replayed
+   * first), or from now. Refused past the stream limits.
+   */
+  async open(
+    identity: Identity & { userGroup: string },
+    selection: ChangeSelection,
+    after: Position | undefined,
+    signal?: AbortSignal,
+  ): Promise<AsyncIterableIterator<StreamEvent>> {
+    if (this.#closed) throw shuttingDown();
+    if (signal?.aborted) throw signal.reason;
+    const group = identity.userGroup;
+    const holder = holderOf(identity);
+    let ofHolder = 0;
+    let ofGroup = 0;
+    for (const s of this.#streams) {
+      if (s.group === group) ofGroup++;
+      if (s.holder === holder) ofHolder++;
+    }
+    if (ofHolder >= this.#limits.perSession) throw tooManyStreams('perSession', this.#limits.perSession);
+    if (ofGroup >= this.#limits.perGroup) throw tooManyStreams('perGroup', this.#limits.perGroup);
+    const stream = new Stream(this, identity, selection, after, this.#limits.buffer);
+    this.#streams.add(stream);
+    // The client went away: whatever the layers above do about it, and when, this lets go now.
+    signal?.addEventListener('abort', () => void stream.return(), { once: true });
+    try {
+      // From now: the tail's position is where the stream starts.
+      if (!after) await this.attach(stream);
+    } catch (e) {
+      this.detach(stream);
+      throw e;
+    }
+    return stream;
+  }
+
+  /** Joins `stream` to its group's tail: from now on it is offered every entry the tail reads. */
+  async attach(stream: Stream): Promise<void> {
+    let tail = this.#tails.get(stream.group);
+    if (!tail) {
+      tail = new Tail(stream.group, tailOf(this.#db, stream.group));
+      this.#tails.set(stream.group, tail);
+    }
+    await tail.ready;
+    if (stream.done) return;
+    stream.joined(tail.position);
+    tail.streams.add(stream);
+  }
+
+  /** A stream ended: it is offered nothing more, and a tail with no stream left is dropped. */
+  detach(stream: Stream): void {
+    this.#streams.delete(stream);
+    const tail = this.#tails.get(stream.group);
+    if (!tail?.streams.delete(stream)) return;
+    if (tail.streams.size === 0) this.#tails.delete(stream.group);
+  }
+
+  /** A page of `group`'s log after `after` that `selection` keeps, for a stream's replay. */
+  replay(group: string, selection: ChangeSelection, after: Position | undefined): Promise<ChangeRow[]> {
+    return listChanges(this.#db, group, selection, { order: 'OLDEST_FIRST', after, limit: PAGE - 1 });
+  }
+
+  /** Ends every stream (SHUTTING_DOWN: their clients resume elsewhere) and stops reading. */
+  close(): void {
+    this.#closed = true;
+    for (const t of this.#timers) clearInterval(t);
+    for (const u of this.#unwatch) u();
+    for (const s of [...this.#streams]) s.end(shuttingDown());
+  }
+
+  #readAll(): void {
+    for (const tail of this.#tails.values()) void this.#read(tail);
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    for (const tail of this.#tails.values()) {
+      if (tail.held || now - tail.readAt >= (this.#live ? SAFETY_READ_MS : this.#pollMs))
+        void this.#read(tail);
+    }
+  }
+
+  /** Reads `tail` up to what may be read now and offers each entry to its streams. */
+  async #read(tail: Tail): Promise<void> {
+    if (tail.reading) {
+      tail.again = true;
+      return;
+    }
+    tail.reading = true;
+    try {
+      await tail.ready;
+      do {
+        tail.again = false;
+        tail.readAt = Date.now();
+        for (;;) {
+          const { rows, held } = await readTail(this.#db, tail.group, tail.position, PAGE);
+          // Offered and moved past together, so that a stream joining between reads starts
+          // exactly where the tail stands.
+          for (const row of rows) for (const s of tail.streams) s.offer(row);
+          if (rows.length) tail.position = rows[rows.length - 1];
+          tail.held = held;
+          if (rows.length < PAGE || this.#tails.get(tail.group) !== tail) break;
+        }
+      } while (tail.again && this.#tails.get(tail.group) === tail);
+    } catch (e) {
+      // Read again at the next tick; the streams wait, they lose nothing.
+      this.#log.warn({ err: (e as Error).message, group: tail.group }, 'change feed: reading the log failed');
+      tail.held = true;
+    } finally {
+      tail.reading = false;
+    }
+  }
+
+  /** Ends the streams whose session no longer stands, each session asked once. */
+  async #check(): Promise<void> {
+    if (this.#checking || this.#streams.size === 0) return;
+    this.#checking = true;
+    try {
+      const bySession = new Map<string, Stream[]>();
+      for (const s of this.#streams) {
+        const list = bySession.get(s.holder);
+        if (list) list.push(s);
+        else bySession.set(s.holder, [s]);
+      }
+      await Promise.all(
+        [...bySession.values()].map(async (streams) => {
+          const stands = await this.#standing(streams[0]!.identity).catch((e: unknown) => {
+            // Unknown is not ended: asked again at the next check.
+            this.#log.warn({ err: (e as Error).message }, 'change feed: checking a session failed');
+            return true;
+          });
+          if (!stands) for (const s of streams) s.end(sessionEnded());
+        }),
+      );
+    } finally {
+      this.#checking = false;
+    }
+  }
+}
+
+/** One group's place in the log, read for all of its streams. */
+class Tail {
+  position: Position | undefined;
+  readonly ready: Promise<void>;
+  readonly streams = new Set<Stream>();
+  reading = false;
+  again = false;
+  held = false;
+  readAt = 0;
+  readonly group: string;
+
+  constructor(group: string, start: Promise<Position | undefined>) {
+    this.group = group;
+    this.ready = start.then((p) => {
+      this.position = p;
+      this.readAt = Date.now();
+    });
+  }
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * One client's stream: the replay (when resuming), then what its tail offers, buffered up to a
+ * bound until its client reads it, delivered only past the last entry it delivered. Not an async
+ * generator: one waiting on the database could not be ended until the wait is over, and a client
+ * that goes away must let go of everything at once.
+ */
+class Stream implements AsyncIterableIterator<StreamEvent> {
+  readonly group: string;
+  readonly holder: string;
+  #queue: ChangeRow[] = [];
+  #head = 0;
+  /** The last entry delivered, or where the stream started. */
+  #last: Position | undefined;
+  /** Replaying: the page being delivered and where in it; null once live. */
+  #page: ChangeRow[] | null = null;
+  #at = 0;
+  /** Replay pages left before joining the tail (`first`), or after joining (`seam`). */
+  #phase: 'replay' | 'seam' | 'live';
+  #end: StreamEnd | undefined;
+  #done = false;
+  #waiter: (() => void) | undefined;
+  readonly feed: ChangeFeed;
+  readonly identity: Identity & { userGroup: string };
+  readonly selection: ChangeSelection;
+  readonly buffer: number;
+
+  constructor(
+    feed: ChangeFeed,
+    identity: Identity & { userGroup: string },
+    selection: ChangeSelection,
+    after: Position | undefined,
+    buffer: number,
+  ) {
+    this.feed = feed;
+    this.identity = identity;
+    this.selection = selection;
+    this.buffer = buffer;
+    this.group = identity.userGroup;
+    this.holder = holderOf(identity);
+    this.#last = after;
+    this.#phase = after ? 'replay' : 'live';
+  }
+
+  /** Ended, or ending: offered nothing more. */
+  get done(): boolean {
+    return this.#done || this.#end !== undefined;
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  /** Joined the tail at `position`: a stream that starts now starts there. */
+  joined(position: Position | undefined): void {
+    if (this.#phase === 'live' && !this.#last) this.#last = position;
+  }
+
+  /** An entry of the group's log, as its tail read it. */
+  offer(row: ChangeRow): void {
+    if (this.#done || this.#end || !keeps(this.selection, row)) return;
+    if (this.#queue.length - this.#head >= this.buffer) {
+      const at = this.#last ? { cursor: encodePosition(this.#last) } : {};
+      this.end(
+        new GraphQLError(
+          `The stream fell more than ${this.buffer} changes behind its client; resume from the last cursor read.`,
+          { extensions: { code: SLOW_CONSUMER, limit: 'buffer', maximum: this.buffer, ...at } },
+        ),
+      );
+      return;
+    }
+    this.#queue.push(row);
+    this.#wake();
+  }
+
+  /** Ends the stream with `error` as its last event; what waited in its buffer is dropped. */
+  end(error: GraphQLError): void {
+    if (this.#done || this.#end) return;
+    this.#end = new StreamEnd(error);
+    this.#queue = [];
+    this.#head = 0;
+    this.#page = null;
+    this.feed.detach(this);
+    this.#wake();
+  }
+
+  async next(): Promise<IteratorResult<StreamEvent>> {
+    for (;;) {
+      if (this.#done) return DONE;
+      if (this.#end) {
+        const end = this.#end;
+        this.#finish();
+        return { done: false, value: end };
+      }
+      if (this.#page && this.#at < this.#page.length) {
+        const row = this.#page[this.#at++]!;
+        this.#last = row;
+        return { done: false, value: identified(row) };
+      }
+      if (this.#phase !== 'live') {
+        await this.#replayPage();
+        continue;
+      }
+      while (this.#head < this.#queue.length) {
+        const row = this.#queue[this.#head++]!;
+        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+          this.#queue = this.#queue.slice(this.#head);
+          this.#head = 0;
+        }
+        if (this.#last && !before(this.#last, row)) continue;
+        this.#last = row;
+        return { done: false, value: identified(row) };
+      }
+      await new Promise<void>((resolve) => {
+        this.#waiter = resolve;
+      });
+    }
+  }
+
+  return(): Promise<IteratorResult<StreamEvent>> {
+    this.#finish();
+    return Promise.resolve(DONE);
+  }
+
+  throw(): Promise<IteratorResult<StreamEvent>> {
+    return this.return();
+  }
+
+  async #replayPage(): Promise<void> {
+    try {
+      const rows = await this.feed.replay(this.group, this.selection, this.#last);
+      if (this.#done || this.#end) return;
+      this.#page = rows;
+      this.#at = 0;
+      if (rows.length >= PAGE) return;
+      // The replay caught up: join the tail, then read once more up to where it stands.
+      if (this.#phase === 'replay') {
+        this.#phase = 'seam';
+        await this.feed.attach(this);
+      } else this.#phase = 'live';
+    } catch (e) {
+      this.end(e instanceof GraphQLError ? e : replayFailed());
+    }
+  }
+
+  #wake(): void {
+    const w = this.#waiter;
+    this.#waiter = undefined;
+    w?.();
+  }
+
+  #finish(): void {
+    this.#done = true;
+    this.#queue = [];
+    this.#page = null;
+    this.feed.detach(this);
+    this.#wake();
+  }
+}
+
+/** The entry with its cursor as its event's id (the SSE `id`), worked out once for every stream. */
+function identified(row: ChangeRow): ChangeRow {
+  const r = row as ChangeRow & { [EVENT_ID]?: string };
+  r[EVENT_ID] ??= encodePosition(row);
+  return r;
+}
+
+function keeps(s: ChangeSelection, row: ChangeRow): boolean {
+  return (
+    (!s.entities || s.entities.includes(row.entity)) &&
+    (!s.kinds || s.kinds.includes(row.kind)) &&
+    (!s.profiles || s.profiles.includes(row.profile)) &&
+    (!s.ids || s.ids.includes(row.entity_id))
+  );
+}
+
+/** Streams are counted per session (or API key); an identity without one, per user. */
+function holderOf(identity: Identity): string {
+  return identity.sessionHash ?? `user:${identity.userGroup}:${identity.username}`;
+}
+
+function tooManyStreams(limit: keyof StreamLimits, maximum: number): GraphQLError {
+  const who = limit === 'perSession' ? 'a session' : 'a group';
+  return new GraphQLError(`At most ${maximum} change streams may be open at once for ${who}.`, {
+    extensions: { code: TOO_MANY_STREAMS, limit, maximum },
+  });
+}
+
+function sessionEnded(): GraphQLError {
+  return new GraphQLError(
+    'The session ended (signed out, expired or revoked); sign in again and resume from the last cursor read.',
+    { extensions: { code: SESSION_ENDED } },
+  );
+}
+
+function shuttingDown(): GraphQLError {
+  return new GraphQLError('The server is stopping; resume from the last cursor read.', {
+    extensions: { code: SHUTTING_DOWN },
+  });
+}
+
+function replayFailed(): GraphQLError {
+  return new GraphQLError('The change log could not be read; resume from the last cursor read.', {
+    extensions: { code: 'SERVICE_UNAVAILABLE' },
+  });
+}

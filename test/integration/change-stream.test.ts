@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE, startDemoApp, type TestApp } from '../helpers/app.ts';
+import { SseReader } from '../helpers/sse.ts';
+
+// Live changes over GraphQL over SSE (#38): delivered once, in order, resumed after a cursor or
+// a Last-Event-ID with no gap and no duplicate, only the session's group's, ended when the
+// session ends, and bounded.
+
+let t: TestApp;
+let demo: Record<string, string>;
+let east: Record<string, string>;
+
+beforeAll(async () => {
+  ({ app: t, demo, east } = await startDemoApp());
+});
+afterAll(() => t.close());
+
+const STREAM = `subscription($after: String, $filter: ChangeFilter) {
+  changes(after: $after, filter: $filter) { cursor kind entity entityId version asset { id displayName } } }`;
+
+interface Opened {
+  response: Response;
+  reader: SseReader;
+  abort(): void;
+}
+
+async function subscribe(
+  headers: Record<string, string>,
+  variables: Record<string, unknown> = {},
+  query = STREAM,
+): Promise<Opened> {
+  const controller = new AbortController();
+  const response = await t.handle(
+    new Request(`${BASE}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+      body: JSON.stringify({ query, variables }),
+      signal: controller.signal,
+    }),
+  );
+  const reader = new SseReader(response);
+  return {
+    response,
+    reader,
+    // As a client that goes away: its request's signal fires, and its body is cancelled.
+    abort: () => {
+      controller.abort();
+      void reader.cancel();
+    },
+  };
+}
+
+const UPSERT = `mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }`;
+async function write(id: string, name: string, headers = demo) {
+  const r = await t.graphql<any>(UPSERT, { input: { profile: 'site', assets: [{ id, properties: { name } }] } }, headers);
+  expect(r.body.errors).toBeUndefined();
+  expect(r.body.data.upsertAssets.errors).toEqual([]);
+}
+
+/** The change data of `n` next events, each checked to carry its cursor as its SSE id. */
+async function changes(s: Opened, n: number) {
+  const events = await s.reader.take(n);
+  return events.map((e) => {
+    expect(e.data.errors).toBeUndefined();
+    expect(e.id).toBe(e.data.data.changes.cursor);
+    return e.data.data.changes;
+  });
+}
+
+describe('change subscriptions over SSE (#38)', () => {
+  it('delivers each change as it commits, with its cursor as the event id and the asset through federation', async () => {
+    const s = await subscribe(demo);
+    expect(s.response.status).toBe(200);
+    expect(s.response.headers.get('content-type')).toBe('text/event-stream');
+    await write('LIVE-1', 'Live one');
+    await write('LIVE-1', 'Live one, renamed');
+    const [created, updated] = await changes(s, 2);
+    expect(created).toMatchObject({ kind: 'CREATED', entity: 'ASSET', entityId: 'LIVE-1', version: 1 });
+    expect(updated).toMatchObject({ kind: 'UPDATED', entityId: 'LIVE-1', version: 2 });
+    expect(updated.asset).toEqual({ id: 'LIVE-1', displayName: 'Live one, renamed' });
+    s.abort();
+  });
+
+  it('resumes after a cursor, or after the Last-Event-ID a client reconnects with: no gap, no duplicate', async () => {
+    const first = await subscribe(demo);
+    await write('RESUME-1', 'a');
+    const [a] = await changes(first, 1);
+    first.abort();
+    // Missed while away.
+    await write('RESUME-2', 'b');
+    await write('RESUME-3', 'c');
+    for (const resumed of [
+      await subscribe({ ...demo, 'last-event-id': a.cursor }),
+      await subscribe(demo, { after: a.cursor }),
+    ]) {
+      const [b, c] = await changes(resumed, 2);
+      expect([b.entityId, c.entityId]).toEqual(['RESUME-2', 'RESUME-3']);
+      resumed.abort();
+    }
+    // Replayed, then live, in one stream: the seam holds nothing twice.
+    const again = await subscribe({ ...demo, 'last-event-id': a.cursor });
+    const [b] = await changes(again, 1);
+    expect(b.entityId).toBe('RESUME-2');
+    await write('RESUME-4', 'd');
+    const [c, d] = await changes(again, 2);
+    expect([c.entityId, d.entityId]).toEqual(['RESUME-3', 'RESUME-4']);
+    expect(await again.reader.quiet(300)).toBe(true);
+    again.abort();
+  });
+
+  it('resumes a GET, as a browser EventSource reconnects', async () => {
+    const s = await subscribe(demo);
+    await write('GET-1', 'a');
+    const [a] = await changes(s, 1);
+    s.abort();
+    await write('GET-2', 'b');
+    const url = new URL(`${BASE}/api/graphql`);
+    url.searchParams.set('query', 'subscription { changes { cursor entityId } }');
+    const response = await t.handle(
+      new Request(url, { headers: { accept: 'text/event-stream', 'last-event-id': a.cursor, ...demo } }),
+    );
+    expect(response.status).toBe(200);
+    const reader = new SseReader(response);
+    const [e] = await reader.take(1);
+    expect(e!.data.data.changes.entityId).toBe('GET-2');
+    expect(e!.id).toBe(e!.data.data.changes.cursor);
+    await reader.cancel();
+  });
+
+  it("keeps to the caller's group, and to its filter", async () => {
+    const ofEast = await subscribe(east);
+    const views = await subscribe(demo, { filter: { entities: ['VIEW'] } });
+    const ofDemo = await subscribe(demo, { filter: { ids: ['GROUP-2'] } });
+    await write('GROUP-1', 'demo only');
+    await write('GROUP-2', 'demo only too');
+    await write('GROUP-3', 'east', east);
+    const [e] = await changes(ofEast, 1);
+    expect(e.entityId).toBe('GROUP-3');
+    const [d] = await changes(ofDemo, 1);
+    expect(d.entityId).toBe('GROUP-2');
+    expect(await ofEast.reader.quiet(300)).toBe(true);
+    expect(await views.reader.quiet(100)).toBe(true);
+    for (const s of [ofEast, views, ofDemo]) s.abort();
+  });
+
+  it('ends the stream within a second of sign-out, with SESSION_ENDED as its last event', async () => {
+    const session = await t.sessionFor('demo', 'demo');
+    const headers = { 'x-svc-sessionid': session };
+    const s = await subscribe(headers);
+    await write('END-1', 'x');
+    await changes(s, 1);
+    const out = await t.graphql<any>('mutation { signOut { errors { type } } }', {}, headers);
+    expect(out.body.errors).toBeUndefined();
+    const started = Date.now();
+    const end = await s.reader.next(2_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(end!.data.errors[0].extensions.code).toBe('SESSION_ENDED');
+    expect(end!.data.data).toBeNull();
+    expect((await s.reader.next(1_000))?.event).toBe('complete');
+    // Nothing of the group reaches it after.
+    await write('END-2', 'y');
+    expect(await s.reader.next(500)).toBeUndefined();
+  });
+
+  it('refuses the anonymous, bad cursors, oversized filters and a session past its stream limit', async () => {
+    const refusal = async (headers: Record<string, string>, variables: Record<string, unknown> = {}) => {
+      const s = await subscribe(headers, variables);
+      const e = await s.reader.next();
+      s.abort();
+      return e!.data.errors?.[0]?.extensions?.code;
+    };
+    expect(await refusal({})).toBe('UNAUTHENTICATED');
+    expect(await refusal(demo, { after: 'not-a-cursor' })).toBe('BAD_USER_INPUT');
+    expect(await refusal({ ...demo, 'last-event-id': 'WyJ4Il0' })).toBe('BAD_USER_INPUT');
+    const ids = Array.from({ length: 101 }, (_, i) => `id-${i}`);
+    expect(await refusal(demo, { filter: { ids } })).toBe('BAD_USER_INPUT');
+
+    const session = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
+    const open = await Promise.all(Array.from({ length: 20 }, () => subscribe(session)));
+    expect(await refusal(session)).toBe('TOO_MANY_STREAMS');
+    // A client that goes away lets go of its stream at once.
+    for (const s of open) s.abort();
+    const again = await Promise.all(Array.from({ length: 20 }, () => subscribe(session)));
+    await write('LIMIT-1', 'x');
+    for (const s of again) expect((await changes(s, 1))[0].entityId).toBe('LIMIT-1');
+    for (const s of again) s.abort();
+  });
+
+  it('delivers every change of concurrent writers exactly once and in cursor order, across a reconnect', async () => {
+    const s = await subscribe(demo, { filter: { profiles: ['site'], ids: Array.from({ length: 100 }, (_, i) => `MANY-${i}`) } });
+    const writers = Array.from({ length: 4 }, async (_, w) => {
+      for (let i = 0; i < 25; i++) await write(`MANY-${w * 25 + i}`, `n${i}`);
+    });
+    const got: { cursor: string; entityId: string }[] = [];
+    // Half, then the client drops and comes back with the last id it read.
+    got.push(...(await changes(s, 50)));
+    s.abort();
+    const resumed = await subscribe(
+      { ...demo, 'last-event-id': got.at(-1)!.cursor },
+      { filter: { profiles: ['site'], ids: Array.from({ length: 100 }, (_, i) => `MANY-${i}`) } },
+    );
+    await Promise.all(writers);
+    got.push(...(await changes(resumed, 50)));
+    expect(await resumed.reader.quiet(300)).toBe(true);
+    resumed.abort();
+    expect(new Set(got.map((g) => g.entityId)).size).toBe(100);
+    const log = await t.graphql<any>(
+      'query($ids: [ID!]) { changes(order: OLDEST_FIRST, first: 500, filter: { ids: $ids }) { edges { cursor } } }',
+      { ids: got.map((g) => g.entityId) },
+      demo,
+    );
+    expect(got.map((g) => g.cursor)).toEqual(log.body.data.changes.edges.map((e: { cursor: string }) => e.cursor));
+  });
+});
