@@ -172,7 +172,12 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
           });
         }
       }
-      const base = baseContext(identity, requestId, request.headers.get(LAST_EVENT_ID_HEADER), request.signal);
+      const base = baseContext(
+        identity,
+        requestId,
+        request.headers.get(LAST_EVENT_ID_HEADER),
+        request.signal,
+      );
       pendingHeaders.set(request, base.responseHeaders);
       stopWhenGone(request, base);
       return options.extendContext(base, request);

@@ -65,11 +65,16 @@ export class SseReader {
   async quiet(ms: number): Promise<boolean> {
     try {
       const e = await this.next(ms);
-      if (e) this.#events.unshift(e);
+      if (e) this.unshift(e);
       return e === undefined;
     } catch {
       return true;
     }
+  }
+
+  /** Puts an event back, to be the next one read. */
+  unshift(event: SseEvent): void {
+    this.#events.unshift(event);
   }
 
   async cancel(): Promise<void> {

@@ -1,73 +1,108 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, startDemoApp, type TestApp } from '../helpers/app.ts';
+import { seedDemo } from '../../src/demo/seed.ts';
+import {
+  BASE,
+  type ServedSubgraphs,
+  serveSubgraphs,
+  startDemoApp,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.ts';
+import { freshDatabase } from '../helpers/database.ts';
 import { SseReader } from '../helpers/sse.ts';
 
 // Live changes over GraphQL over SSE (#38): delivered once, in order, resumed after a cursor or
 // a Last-Event-ID with no gap and no duplicate, only the session's group's, ended when the
-// session ends, and bounded.
+// session ends, and bounded; through the one-process server, and through the gateway of the
+// distributed form, whose events subgraph streams to it over HTTP.
 
-let t: TestApp;
-let demo: Record<string, string>;
-let east: Record<string, string>;
+const SECRET = 'change-stream-test-secret-0123456789abcdef';
 
-beforeAll(async () => {
-  ({ app: t, demo, east } = await startDemoApp());
-});
-afterAll(() => t.close());
+describe.each(['one process', 'distributed'] as const)('change subscriptions over SSE, %s (#38)', (form) => {
+  let t: TestApp;
+  let demo: Record<string, string>;
+  let east: Record<string, string>;
+  let subgraphs: ServedSubgraphs | undefined;
 
-const STREAM = `subscription($after: String, $filter: ChangeFilter) {
+  beforeAll(async () => {
+    if (form === 'one process') {
+      ({ app: t, demo, east } = await startDemoApp());
+      return;
+    }
+    const database = await freshDatabase();
+    const config = { secret: SECRET };
+    subgraphs = await serveSubgraphs({ database, config });
+    t = await startTestApp({
+      database,
+      role: { kind: 'gateway' },
+      config: { ...config, subgraphUrls: subgraphs.urls },
+    });
+    await seedDemo(database.db, t.config);
+    demo = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
+    east = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo-east') };
+  });
+  afterAll(async () => {
+    await t.close();
+    await subgraphs?.close();
+    if (subgraphs) await t.database.close();
+  });
+
+  const STREAM = `subscription($after: String, $filter: ChangeFilter) {
   changes(after: $after, filter: $filter) { cursor kind entity entityId version asset { id displayName } } }`;
 
-interface Opened {
-  response: Response;
-  reader: SseReader;
-  abort(): void;
-}
+  interface Opened {
+    response: Response;
+    reader: SseReader;
+    abort(): void;
+  }
 
-async function subscribe(
-  headers: Record<string, string>,
-  variables: Record<string, unknown> = {},
-  query = STREAM,
-): Promise<Opened> {
-  const controller = new AbortController();
-  const response = await t.handle(
-    new Request(`${BASE}/api/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
-      body: JSON.stringify({ query, variables }),
-      signal: controller.signal,
-    }),
-  );
-  const reader = new SseReader(response);
-  return {
-    response,
-    reader,
-    // As a client that goes away: its request's signal fires, and its body is cancelled.
-    abort: () => {
-      controller.abort();
-      void reader.cancel();
-    },
-  };
-}
+  async function subscribe(
+    headers: Record<string, string>,
+    variables: Record<string, unknown> = {},
+    query = STREAM,
+  ): Promise<Opened> {
+    const controller = new AbortController();
+    const response = await t.handle(
+      new Request(`${BASE}/api/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+        body: JSON.stringify({ query, variables }),
+        signal: controller.signal,
+      }),
+    );
+    const reader = new SseReader(response);
+    return {
+      response,
+      reader,
+      // As a client that goes away: its request's signal fires, and its body is cancelled.
+      abort: () => {
+        controller.abort();
+        void reader.cancel();
+      },
+    };
+  }
 
-const UPSERT = `mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }`;
-async function write(id: string, name: string, headers = demo) {
-  const r = await t.graphql<any>(UPSERT, { input: { profile: 'site', assets: [{ id, properties: { name } }] } }, headers);
-  expect(r.body.errors).toBeUndefined();
-  expect(r.body.data.upsertAssets.errors).toEqual([]);
-}
+  const UPSERT = `mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }`;
+  async function write(id: string, name: string, headers = demo) {
+    const r = await t.graphql<any>(
+      UPSERT,
+      { input: { profile: 'site', assets: [{ id, properties: { name } }] } },
+      headers,
+    );
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.upsertAssets.errors).toEqual([]);
+  }
 
-/** The change data of `n` next events, each checked to carry its cursor as its SSE id. */
-async function changes(s: Opened, n: number) {
-  const events = await s.reader.take(n);
-  return events.map((e) => {
-    expect(e.data.errors).toBeUndefined();
-    expect(e.id).toBe(e.data.data.changes.cursor);
-    return e.data.data.changes;
-  });
-}
+  /** The change data of `n` next events, each checked to carry its cursor as its SSE id. */
+  async function changes(s: Opened, n: number) {
+    const events = await s.reader.take(n);
+    return events.map((e) => {
+      expect(e.data.errors).toBeUndefined();
+      expect(e.id).toBe(e.data.data.changes.cursor);
+      return e.data.data.changes;
+    });
+  }
 
-describe('change subscriptions over SSE (#38)', () => {
   it('delivers each change as it commits, with its cursor as the event id and the asset through federation', async () => {
     const s = await subscribe(demo);
     expect(s.response.status).toBe(200);
@@ -178,16 +213,29 @@ describe('change subscriptions over SSE (#38)', () => {
     const session = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
     const open = await Promise.all(Array.from({ length: 20 }, () => subscribe(session)));
     expect(await refusal(session)).toBe('TOO_MANY_STREAMS');
-    // A client that goes away lets go of its stream at once.
+    // A client that goes away lets go of its stream at once (over HTTP between the gateway and
+    // the subgraph, as soon as the subgraph sees its connection close): within a second the
+    // session opens as many again.
     for (const s of open) s.abort();
-    const again = await Promise.all(Array.from({ length: 20 }, () => subscribe(session)));
+    const deadline = Date.now() + 1_000;
+    let again: Opened[];
+    for (;;) {
+      again = await Promise.all(Array.from({ length: 20 }, () => subscribe(session)));
+      const firsts = await Promise.all(again.map((s) => s.reader.next(150).catch(() => undefined)));
+      if (firsts.every((e) => e === undefined)) break;
+      for (const s of again) s.abort();
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     await write('LIMIT-1', 'x');
     for (const s of again) expect((await changes(s, 1))[0].entityId).toBe('LIMIT-1');
     for (const s of again) s.abort();
   });
 
   it('delivers every change of concurrent writers exactly once and in cursor order, across a reconnect', async () => {
-    const s = await subscribe(demo, { filter: { profiles: ['site'], ids: Array.from({ length: 100 }, (_, i) => `MANY-${i}`) } });
+    const s = await subscribe(demo, {
+      filter: { profiles: ['site'], ids: Array.from({ length: 100 }, (_, i) => `MANY-${i}`) },
+    });
     const writers = Array.from({ length: 4 }, async (_, w) => {
       for (let i = 0; i < 25; i++) await write(`MANY-${w * 25 + i}`, `n${i}`);
     });
@@ -209,6 +257,8 @@ describe('change subscriptions over SSE (#38)', () => {
       { ids: got.map((g) => g.entityId) },
       demo,
     );
-    expect(got.map((g) => g.cursor)).toEqual(log.body.data.changes.edges.map((e: { cursor: string }) => e.cursor));
+    expect(got.map((g) => g.cursor)).toEqual(
+      log.body.data.changes.edges.map((e: { cursor: string }) => e.cursor),
+    );
   });
 });

@@ -12,17 +12,22 @@ export const HEARTBEAT_MS = 12_000;
  * subgraph's events as they pass (the runtime's subgraph hook, whatever the transport) and writes
  * it as the SSE event's `id:`, so that a client that reconnects sends it back as
  * `Last-Event-ID` (forwarded to subgraphs by gateway.ts). Events are written as Yoga writes them
- * (`event: next`, `data:`, then `event: complete`), with a comment every `heartbeatMs`.
+ * (`event: next`, `data:`, then `event: complete`), with a comment every `heartbeatMs`. A
+ * subscription's subgraph request is aborted when its client goes.
  */
 export function useEventStream(options: { heartbeatMs?: number } = {}): Plugin {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   /** The ids of a request's subscription events, in the order the subgraph sent them. */
   const ids = new WeakMap<Request, (string | undefined)[]>();
   return {
-    onSubgraphExecute({ executionRequest }) {
+    onSubgraphExecute({ executionRequest, setExecutionRequest }) {
       if (executionRequest.operationType !== 'subscription') return;
       const request = (executionRequest.context as { request?: Request } | undefined)?.request;
       if (!request) return;
+      // The client's going ends the subgraph's stream at once (its HTTP request is aborted), not
+      // at the stream's next event, when the runtime would otherwise next look.
+      const signals = [request.signal, executionRequest.signal].filter((s): s is AbortSignal => !!s);
+      setExecutionRequest({ ...executionRequest, signal: AbortSignal.any(signals) });
       const queue: (string | undefined)[] = [];
       ids.set(request, queue);
       return ({ result }) => {
@@ -76,7 +81,9 @@ function sse(
         // One id per subgraph event, one result per subgraph event, in order.
         const id = ids.shift();
         const line = id && !/[\r\n]/.test(id) ? `id: ${id}\n` : '';
-        controller.enqueue(encoder.encode(`${line}event: next\ndata: ${JSON.stringify(withoutInternals(next.value))}\n\n`));
+        controller.enqueue(
+          encoder.encode(`${line}event: next\ndata: ${JSON.stringify(withoutInternals(next.value))}\n\n`),
+        );
       } catch (e) {
         clearInterval(heartbeat);
         controller.error(e);
