@@ -6,6 +6,8 @@
  *
  * The subgraphs resolve the session themselves from what the gateway forwards, and the auth
  * subgraph answers session changes with ordinary response headers that the gateway hands back.
+ * Subscriptions (`changes`) reach the events subgraph over SSE, as the gateway carries them by
+ * default.
  */
 import type { IncomingMessage } from 'node:http';
 import { defineConfig } from '@graphql-hive/gateway';
@@ -25,12 +27,14 @@ function forwardedFor(request: Request, peer: string | undefined): string | unde
 
 export const gatewayConfig = defineConfig<{ req?: IncomingMessage }>({
   propagateHeaders: {
-    // To every subgraph: the client's session (header or cookie) and its address.
+    // To every subgraph: the client's session (header or cookie) and its address; and the
+    // Last-Event-ID a reconnecting SSE client resumes the change subscription with.
     fromClientToSubgraphs({ request, context }) {
       return {
         [SESSION_HEADER]: request.headers.get(SESSION_HEADER),
         cookie: request.headers.get('cookie'),
         'x-forwarded-for': forwardedFor(request, context.req?.socket?.remoteAddress),
+        'last-event-id': request.headers.get('last-event-id'),
       };
     },
     // Back to the client, from the auth subgraph only: a new session ID and the session cookie.

@@ -20,6 +20,7 @@ import { ManualClock } from '../../src/shared/clock.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 import { freePort, lastOutput, ROOT, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
+import { SseReader } from '../helpers/sse.ts';
 
 const SECRET = 'routers-e2e-secret-0123456789abcdefghijkl';
 const run = promisify(execFile);
@@ -310,6 +311,63 @@ describe.each(['hive-gateway', 'apollo-gateway'])('behind %s', (routerName) => {
       }
       // The cleared cookie emptied the jar (a header client forgets its ID itself).
       if (carrier === 'cookie') expect(viaRouter.session).toBeUndefined();
+    },
+  );
+
+  it.runIf(routerName === 'hive-gateway')(
+    'carries the change subscription over SSE: live, resumed after a cursor or Last-Event-ID, ended at sign-out',
+    async () => {
+      const client: Client = { carrier: 'header', session: undefined, address: '203.0.113.90' };
+      const signedIn = await ask(router(), client, SCRIPT[0]!.query);
+      expect(signedIn.body.errors).toBeUndefined();
+      const open = async (extra: Record<string, string> = {}, after?: string) => {
+        const response = await fetch(router().url, {
+          method: 'POST',
+          headers: { ...headersOf(client), accept: 'text/event-stream', ...extra },
+          body: JSON.stringify({
+            query:
+              'subscription($after: String) { changes(after: $after) { cursor kind entityId asset { displayName } } }',
+            variables: { after },
+          }),
+        });
+        expect(response.status).toBe(200);
+        return new SseReader(response);
+      };
+      const write = async (id: string) => {
+        const r = await ask(
+          'ours',
+          { carrier: 'header', session: await ours.sessionFor('demo', 'demo'), address: '127.0.0.1' },
+          'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }',
+          { input: { profile: 'site', assets: [{ id, properties: { name: id } }] } },
+        );
+        expect(r.body.errors).toBeUndefined();
+      };
+      const next = async (reader: SseReader) => {
+        const [e] = await reader.take(1);
+        expect(e!.data.errors, childOutput()).toBeUndefined();
+        return e!.data.data.changes as { cursor: string; entityId: string; asset: { displayName: string } };
+      };
+      const live = await open();
+      // Written by another process (this one) on the same database: the subgraph's process hears
+      // of it by the database's notice, well within its 5-s safety read.
+      const started = Date.now();
+      await write('HIVE-1');
+      const first = await next(live);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(first).toMatchObject({ entityId: 'HIVE-1', asset: { displayName: 'HIVE-1' } });
+      await live.cancel();
+      await write('HIVE-2');
+      await write('HIVE-3');
+      const byHeader = await open({ 'last-event-id': first.cursor });
+      expect((await next(byHeader)).entityId).toBe('HIVE-2');
+      await byHeader.cancel();
+      const byArgument = await open({}, first.cursor);
+      expect((await next(byArgument)).entityId).toBe('HIVE-2');
+      expect((await next(byArgument)).entityId).toBe('HIVE-3');
+      await ask(router(), client, 'mutation { signOut { errors { type } } }');
+      const end = await byArgument.next(2_000);
+      expect(end!.data.errors[0].extensions.code).toBe('SESSION_ENDED');
+      await byArgument.cancel();
     },
   );
 
