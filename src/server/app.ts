@@ -1,7 +1,10 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { sql } from 'kysely';
 import { type Config, SUBGRAPH_NAMES, type SubgraphName } from '../config/index.ts';
 import { type SubgraphDefinition, supergraphOf } from '../gateway/composition.ts';
 import { createGateway, type InProcessFetch } from '../gateway/gateway.ts';
+import { graphqlOverWebSocket } from '../gateway/websocket.ts';
 import { activeTracing } from '../observability/active.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { IdentitySigner } from '../shared/identity.ts';
@@ -73,6 +76,16 @@ export interface App {
   readonly log: Logger;
   readonly supergraphSdl: string | undefined;
   handle(request: Request, remoteAddress?: string): Promise<Response>;
+  /**
+   * Takes an HTTP upgrade (GraphQL over WebSocket at the gateway's GraphQL path); false when it
+   * is not one this process serves. Only a gateway serves one.
+   */
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /**
+   * Ends what would hold a stopping server open: live streams (their last event says
+   * SHUTTING_DOWN, and clients resume elsewhere) and WebSockets. Requests still run.
+   */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -132,6 +145,8 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   };
 
   const closers: (() => void | Promise<void>)[] = [];
+  /** What ends long-lived streams when the process stops (App.drain), before requests drain. */
+  const drainers: (() => void | Promise<void>)[] = [];
   /** What must be settled before the app serves (each resolves, never rejects). */
   const starting: Promise<void>[] = [];
 
@@ -207,7 +222,8 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
           notices,
           writes: database.writes,
         });
-        closers.unshift(() => feed.close());
+        drainers.push(() => feed.close());
+        closers.push(() => feed.close());
         return createEventsSubgraph({ ...deps, feed });
       }
     }
@@ -220,6 +236,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
 
   let handle: (request: Request, remoteAddress?: string) => Promise<Response>;
   let supergraphSdl: string | undefined;
+  let upgrade: App['upgrade'] = () => false;
   let closeRole = async () => {};
 
   if (role.kind === 'subgraph') {
@@ -273,7 +290,19 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     });
     handle = gateway.handle;
     supergraphSdl = gateway.supergraphSdl;
-    closeRole = () => gateway.close();
+    // GraphQL over WebSocket: each operation through the same HTTP pipeline (gateway/websocket.ts).
+    const sockets = graphqlOverWebSocket({
+      handle: gateway.handle,
+      origins: config.corsOrigins,
+      maxMessageBytes: config.documentLimits.maxBodyBytes,
+      maxTokens: config.documentLimits.maxTokens,
+    });
+    upgrade = sockets.upgrade;
+    drainers.push(() => sockets.close());
+    closeRole = async () => {
+      await sockets.close();
+      await gateway.close();
+    };
   }
 
   // A subgraph process continues the gateway's trace (the gateway's runtime does its own).
@@ -292,6 +321,10 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     log,
     supergraphSdl,
     handle,
+    upgrade: (request, socket, head) => upgrade(request, socket, head),
+    async drain() {
+      for (const drain of drainers) await drain();
+    },
     close() {
       closing ??= (async () => {
         await closeRole();

@@ -1,16 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
 import { heldToDeclaredLength } from '../execution/request-body.ts';
 import { ownedStream } from '../shared/streams.ts';
 
 export type FetchHandler = (request: Request, remoteAddress?: string) => Response | Promise<Response>;
 
+/** Takes an HTTP upgrade request, or answers false (the socket is then refused). */
+export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+
 export interface Listening {
   server: Server;
   url: string;
   /** Answers requests with `handler` from now on (before, every request is answered 503: starting). */
   serve(handler: FetchHandler): void;
+  /** Hands HTTP upgrades (WebSocket) to `handler`; one it does not take is refused. */
+  upgrades(handler: UpgradeHandler): void;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
   close(graceMs?: number): Promise<void>;
 }
@@ -34,6 +40,11 @@ export async function listen(
   );
   const server = createServer(adapter);
   server.keepAliveTimeout = 65_000;
+  let upgrade: UpgradeHandler = () => false;
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!upgrade(request, socket, head))
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -46,6 +57,9 @@ export async function listen(
     url: `http://${shownHost}:${address.port}`,
     serve(next) {
       current = next;
+    },
+    upgrades(next) {
+      upgrade = next;
     },
     close(graceMs = 10_000) {
       return new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import { type Config, loadConfig, SUBGRAPH_NAMES } from '../../src/config/index.ts';
-import { createApp, type Role } from '../../src/server/app.ts';
+import { type App, createApp, type Role } from '../../src/server/app.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { type Clock, ManualClock } from '../../src/shared/clock.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
@@ -24,6 +24,8 @@ export interface TestApp {
   clock: ManualClock;
   /** Serves a request as if it came from `remoteAddress` (the TCP peer) @default none */
   handle(request: Request, remoteAddress?: string): Promise<Response>;
+  /** Takes an HTTP upgrade (GraphQL over WebSocket), for a test that serves the app on a port. */
+  upgrade: App['upgrade'];
   /** POSTs a GraphQL document to /api/graphql in-process. */
   graphql<T = Record<string, unknown>>(
     query: string,
@@ -80,6 +82,7 @@ export async function startTestApp(
     database,
     clock,
     handle,
+    upgrade: (request, socket, head) => app.upgrade(request, socket, head),
     async graphql(query, variables, headers = {}) {
       const response = await handle(
         new Request(`${BASE}/api/graphql`, {

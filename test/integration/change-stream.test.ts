@@ -1,5 +1,7 @@
+import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
+import { type Listening, listen } from '../../src/server/listen.ts';
 import {
   BASE,
   type ServedSubgraphs,
@@ -260,5 +262,133 @@ describe.each(['one process', 'distributed'] as const)('change subscriptions ove
     expect(got.map((g) => g.cursor)).toEqual(
       log.body.data.changes.edges.map((e: { cursor: string }) => e.cursor),
     );
+  });
+});
+
+describe('change subscriptions over graphql-ws, one process (#38)', () => {
+  let t: TestApp;
+  let demo: Record<string, string>;
+  let server: Listening;
+  let url: string;
+
+  beforeAll(async () => {
+    let east: Record<string, string>;
+    ({ app: t, demo, east } = await startDemoApp());
+    void east;
+    server = await listen((request, address) => t.handle(request, address), 0, '127.0.0.1');
+    server.upgrades((request, socket, head) => t.upgrade(request, socket, head));
+    url = `${server.url.replace('http', 'ws')}/api/graphql`;
+  });
+  afterAll(async () => {
+    await server.close(100);
+    await t.close();
+  });
+
+  const client = (session: string) =>
+    createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-svc-sessionid': session },
+      retryAttempts: 0,
+    });
+
+  /** The results of `query` over `c`, as they come. */
+  function results(c: Client, query: string, variables: Record<string, unknown> = {}) {
+    const got: any[] = [];
+    let done = false;
+    let failed: unknown;
+    let wake: (() => void) | undefined;
+    const stop = c.subscribe(
+      { query, variables },
+      {
+        next: (r) => {
+          got.push(r);
+          wake?.();
+        },
+        error: (e) => {
+          failed = e;
+          done = true;
+          wake?.();
+        },
+        complete: () => {
+          done = true;
+          wake?.();
+        },
+      },
+    );
+    return {
+      stop,
+      get done() {
+        return done;
+      },
+      async take(n: number, ms = 5_000) {
+        const deadline = Date.now() + ms;
+        while (got.length < n) {
+          if (failed) throw failed;
+          if (done || Date.now() > deadline) throw new Error(`${got.length} of ${n} results`);
+          await new Promise<void>((r) => {
+            wake = r;
+            setTimeout(r, 50);
+          });
+        }
+        return got.splice(0, n);
+      },
+    };
+  }
+
+  const write = async (id: string) => {
+    const r = await t.graphql<any>(
+      'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }',
+      { input: { profile: 'site', assets: [{ id, properties: { name: id } }] } },
+      demo,
+    );
+    expect(r.body.errors).toBeUndefined();
+  };
+
+  it('runs queries and subscriptions through the same pipeline, resumes after a cursor, and ends at sign-out', async () => {
+    const session = await t.sessionFor('demo', 'demo');
+    const c = client(session);
+    try {
+      const [who] = await results(c, '{ session { username userGroup } }').take(1);
+      expect(who.data.session).toEqual({ username: 'demo', userGroup: 'demo' });
+      const live = results(c, 'subscription { changes { cursor entityId asset { displayName } } }');
+      await new Promise((r) => setTimeout(r, 200));
+      await write('WS-1');
+      const [first] = await live.take(1);
+      expect(first.data.changes).toMatchObject({ entityId: 'WS-1', asset: { displayName: 'WS-1' } });
+      live.stop();
+      await write('WS-2');
+      const resumed = results(c, 'subscription($after: String) { changes(after: $after) { entityId } }', {
+        after: first.data.changes.cursor,
+      });
+      expect((await resumed.take(1))[0].data.changes.entityId).toBe('WS-2');
+      // The pipeline's refusals are the socket's too.
+      const [anonymousQuery] = await results(
+        createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0 }),
+        'subscription { changes { entityId } }',
+      ).take(1);
+      expect(anonymousQuery.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      const out = await t.graphql<any>(
+        'mutation { signOut { errors { type } } }',
+        {},
+        { 'x-svc-sessionid': session },
+      );
+      expect(out.body.errors).toBeUndefined();
+      const [end] = await resumed.take(1, 2_000);
+      expect(end.errors[0].extensions.code).toBe('SESSION_ENDED');
+    } finally {
+      await c.dispose();
+    }
+  });
+
+  it('refuses a socket a page of another origin opens', async () => {
+    const { WebSocket: Ws } = await import('ws');
+    const status = await new Promise<number>((resolve) => {
+      const ws = new Ws(url, 'graphql-transport-ws', { headers: { origin: 'https://elsewhere.example' } });
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => resolve(101));
+      ws.on('error', () => {});
+    });
+    expect(status).toBe(403);
   });
 });

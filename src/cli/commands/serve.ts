@@ -114,6 +114,10 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       rest.touch();
       return served.handle(request, remoteAddress);
     });
+    server.upgrades((request, socket, head) => {
+      rest.touch();
+      return served.upgrade(request, socket, head);
+    });
   } catch (e) {
     await server.close(0);
     await app?.close();
@@ -146,6 +150,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
         process.exitCode = 1;
       } else log.info({ signal }, 'shutting down');
       rest.stop();
+      // Live streams end first (SHUTTING_DOWN, resumable elsewhere): they would hold the drain.
+      await app.drain();
       await server.close(10_000);
       await app.close();
       await metricsServer?.close();
