@@ -20,9 +20,10 @@ import { lifetimeOf } from '../../src/shared/session-policy.ts';
 import { openApiKey } from '../../src/subgraphs/auth/api-keys.ts';
 import { openSession } from '../../src/subgraphs/auth/sessions.ts';
 import { disableUser } from '../../src/subgraphs/auth/users.ts';
-import { type DemoApp, ensureMember, startDemoApp } from '../helpers/app.ts';
+import { BASE, type DemoApp, ensureMember, startDemoApp } from '../helpers/app.ts';
+import { SseReader } from '../helpers/sse.ts';
 
-// Every Query and Mutation root field of the composed schema, called by every kind of caller
+// Every Query, Mutation and Subscription root field of the composed schema, called by every kind of caller
 // that must not reach the demo tenant's data. EXPECTED must name every root field: a field added
 // to any subgraph without a rule here fails the first test.
 
@@ -62,6 +63,8 @@ const EXPECTED: Record<string, Record<Caller, Outcome>> = {
   'Query.config': asAnonymous('ok', { otherTenant: 'ok', apiKey: 'ok' }),
   'Query.issues': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
   'Query.changes': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
+  // A stream's outcome is its first event after the demo tenant writes (subscriptionAnswer).
+  'Subscription.changes': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
   // Mutations of the assets subgraph: never a write without a signed-in caller, never one into
   // another group (the demo profile 'well' does not exist for the other tenant).
   'Mutation.updateAssetProfile': asAnonymous('error:UNAUTHENTICATED', {
@@ -317,7 +320,7 @@ function selection(type: GraphQLObjectType, depth: number): string {
   return parts.length ? parts.join(' ') : '__typename';
 }
 
-function operation(kind: 'query' | 'mutation', field: GraphQLField<unknown, unknown>, key: string) {
+function operation(kind: Kind, field: GraphQLField<unknown, unknown>, key: string) {
   const args = {
     ...Object.fromEntries(
       field.args
@@ -413,17 +416,62 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => d.app.close());
 
-function rootFields(): { key: string; kind: 'query' | 'mutation'; field: GraphQLField<unknown, unknown> }[] {
-  const out: { key: string; kind: 'query' | 'mutation'; field: GraphQLField<unknown, unknown> }[] = [];
+type Kind = 'query' | 'mutation' | 'subscription';
+const ROOTS = { query: 'Query', mutation: 'Mutation', subscription: 'Subscription' } as const;
+
+function rootFields(): { key: string; kind: Kind; field: GraphQLField<unknown, unknown> }[] {
+  const out: { key: string; kind: Kind; field: GraphQLField<unknown, unknown> }[] = [];
   for (const [kind, type] of [
     ['query', schema.getQueryType()],
     ['mutation', schema.getMutationType()],
+    ['subscription', schema.getSubscriptionType()],
   ] as const) {
     for (const field of Object.values(type?.getFields() ?? {})) {
-      out.push({ key: `${kind === 'query' ? 'Query' : 'Mutation'}.${field.name}`, kind, field });
+      out.push({ key: `${ROOTS[kind]}.${field.name}`, kind, field });
     }
   }
   return out;
+}
+
+let written = 0;
+/**
+ * A subscription as its caller sees it: opened over SSE, then the demo tenant writes, and the
+ * stream's first event within a second and a half is the answer (none: empty).
+ */
+async function subscriptionAnswer(
+  field: string,
+  query: string,
+  variables: Record<string, unknown>,
+  headers: Record<string, string>,
+): Promise<Answer> {
+  const response = await d.app.handle(
+    new Request(`${BASE}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+      body: JSON.stringify({ query, variables }),
+    }),
+  );
+  const reader = new SseReader(response);
+  try {
+    await new Promise((r) => setTimeout(r, 150));
+    const w = await d.app.graphql<any>(
+      'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }',
+      {
+        input: {
+          profile: 'site',
+          assets: [{ id: `MATRIX-SUB-${++written}`, properties: { name: 'Red Deer' } }],
+        },
+      },
+      d.demo,
+    );
+    expect(w.body.data?.upsertAssets.errors).toEqual([]);
+    const first = await reader.next(1_500).catch(() => undefined);
+    // Nothing came: as a list of no events.
+    if (first?.event !== 'next') return { status: response.status, body: { data: { [field]: [] } } };
+    return { status: response.status, body: first.data };
+  } finally {
+    await reader.cancel();
+  }
 }
 
 describe('authorization matrix', () => {
@@ -449,7 +497,11 @@ describe('authorization matrix', () => {
       const { query, variables } = operation(kind, field, key);
       actual[key] = {};
       for (const caller of CALLERS) {
-        const answer = (await d.app.graphql(query, variables, await headersFor(caller))) as Answer;
+        const headers = await headersFor(caller);
+        const answer =
+          kind === 'subscription'
+            ? await subscriptionAnswer(field.name, query, variables, headers)
+            : ((await d.app.graphql(query, variables, headers)) as Answer);
         expect(answer.status, `${key} × ${caller}: ${JSON.stringify(answer.body)}`).toBeLessThan(500);
         actual[key][caller] = outcomeOf(answer, field.name);
         if (caller !== 'apiKey') {
