@@ -26,8 +26,13 @@ export function useEventStream(options: { heartbeatMs?: number } = {}): Plugin {
       if (!request) return;
       // The client's going ends the subgraph's stream at once (its HTTP request is aborted), not
       // at the stream's next event, when the runtime would otherwise next look.
-      const signals = [request.signal, executionRequest.signal].filter((s): s is AbortSignal => !!s);
-      setExecutionRequest({ ...executionRequest, signal: AbortSignal.any(signals) });
+      // (The server adapter's signals are its own kind, which AbortSignal.any does not take.)
+      const gone = new AbortController();
+      for (const signal of [request.signal, executionRequest.signal]) {
+        if (signal?.aborted) gone.abort(signal.reason);
+        else signal?.addEventListener('abort', () => gone.abort(signal.reason), { once: true });
+      }
+      setExecutionRequest({ ...executionRequest, signal: gone.signal });
       const queue: (string | undefined)[] = [];
       ids.set(request, queue);
       return ({ result }) => {
