@@ -150,11 +150,12 @@ export async function graphql(
   return { headers: r.headers, body: (await r.json()) as any };
 }
 
-/** Signs the benchmark user in as an explorer client; returns the new session's ID. */
-export async function signIn(url: string): Promise<string> {
+/** Signs a benchmark user (`bencher` unless named) in as an explorer client; returns the new session's ID. */
+export async function signIn(url: string, username = 'bencher'): Promise<string> {
   const signedIn = await graphql(
     url,
-    'mutation { signIn(input: { loginUsername: "bencher", password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
+    'mutation($u: String!) { signIn(input: { loginUsername: $u, password: "a bench password here", clientApplicationType: EXPLORER }) { errors { type } } }',
+    { u: username },
   );
   const sessionId = signedIn.headers.get('x-svc-sessionid');
   if (!sessionId) throw new Error(`sign-in failed: ${JSON.stringify(signedIn.body)}`);

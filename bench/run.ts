@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AssetsBenchResult, assetsBench, assetsMarkdown } from './assets.ts';
 import { type AuthBenchResult, authBench, authMarkdown } from './auth.ts';
+import { type EventsBenchResult, eventsBench, eventsMarkdown } from './events.ts';
 import { exportsBench, exportsMarkdown } from './exports.ts';
 import { type GcBenchResult, gcBench, gcMarkdown } from './gc.ts';
 import { type HostileBenchResult, hostileBench, hostileMarkdown } from './hostile.ts';
@@ -86,6 +87,13 @@ if (wanted('exports')) {
   sections.push(exportsMarkdown(r));
 }
 
+if (wanted('events')) {
+  process.stderr.write('bench: events…\n');
+  const r = await eventsBench({ quick, smoke });
+  results.events = r;
+  sections.push(eventsMarkdown(r));
+}
+
 if (wanted('gc')) {
   process.stderr.write('bench: gc…\n');
   const r = await gcBench({ quick, smoke });
@@ -139,6 +147,7 @@ const markdown: Record<string, (r: never) => string> = {
   auth: authMarkdown,
   assets: assetsMarkdown,
   exports: exportsMarkdown,
+  events: eventsMarkdown,
   gc: gcMarkdown,
   hostile: hostileMarkdown,
   start: startMarkdown,
@@ -183,6 +192,11 @@ function smokeProblems(r: typeof results): string[] {
   if (hostile?.restarted) problems.push('hostile: the server did not survive the noisy tenant');
   if (hostile && (hostile.hostile.documents === 0 || hostile.hostile.signIns === 0))
     problems.push(`hostile: the noisy tenant sent nothing (${JSON.stringify(hostile.hostile)})`);
+  const events = r.events as EventsBenchResult | undefined;
+  if (events && (events.missing || events.duplicates || events.delivered !== events.expected))
+    problems.push(
+      `events: ${events.missing} changes missing, ${events.duplicates} duplicated (${events.delivered} of ${events.expected} delivered)`,
+    );
   const gc = r.gc as GcBenchResult | undefined;
   if (gc?.skipped) problems.push(`gc skipped: ${gc.skipped}`);
   if (gc && !gc.skipped && !(gc.service && gc.gateway)) problems.push('gc: the service was not measured');

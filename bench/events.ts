@@ -1,0 +1,303 @@
+import { readFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { graphql, percentile, pinLoadGenerator, signIn, startServer } from './lib.ts';
+
+/**
+ * Live change streams (#38): many clients subscribed over GraphQL over SSE to the one-process
+ * server, across groups, while each group's changes come at a steady rate; how long each change
+ * takes from its write's answer to each of its group's clients, whether every client got every
+ * change of its group exactly once, and what the streams cost the server in memory.
+ */
+export interface EventsBenchResult {
+  engine: 'postgres' | 'pglite';
+  streams: number;
+  groups: number;
+  /** Changes a second, all groups together. */
+  rate: number;
+  seconds: number;
+  changes: number;
+  /** Events the clients should have received (each change, once per stream of its group). */
+  expected: number;
+  delivered: number;
+  missing: number;
+  duplicates: number;
+  /** From the write's answer (or its sending) to each client's event, in ms. */
+  latencyMs: { p50: number; p95: number; p99: number; max: number };
+  fromSendMs: { p50: number; p95: number; p99: number };
+  /** The server's RSS with the streams open, before the changes, and at the end. */
+  rssMb: { streamsOpen: number; end: number; growth: number };
+  /** The mutations' own answer times, for reference, and how many were refused as the server was busy. */
+  writeMs: { p50: number; p95: number };
+  refusedWrites: number;
+  /** Cores busy while the changes came: the server's, and this process's (the clients and writers). */
+  cpu: { server: number; clients: number };
+}
+
+const STREAMS_PER_SESSION = 20;
+
+export async function eventsBench(options: { quick: boolean; smoke: boolean }): Promise<EventsBenchResult> {
+  const { smoke, quick } = options;
+  const groups = smoke ? 2 : 10;
+  const streams = smoke ? 10 : quick ? 200 : 1_000;
+  const rate = smoke ? 20 : 200;
+  const seconds = smoke ? 2 : quick ? 5 : 15;
+  const server = await startServer({
+    ASSETQL_DEMO_DATA: 'false',
+    ASSETQL_RATE_LIMITS: JSON.stringify({ signIn: { points: 10_000, seconds: 60 } }),
+  });
+  pinLoadGenerator();
+  const controllers: AbortController[] = [];
+  try {
+    const names = Array.from({ length: groups }, (_, g) => `events-${g}`);
+    // A user per group, with enough sessions for its share of the streams.
+    const sessions = new Map<string, string[]>();
+    for (const group of names) {
+      await server.cli(['demo', 'generate', '--assets', '1', '--group', group]);
+      await server.cli(
+        ['users', 'add', `bencher-${group}`, '--group', group, '--password-stdin'],
+        'a bench password here\n',
+      );
+      const count = Math.ceil(streams / groups / STREAMS_PER_SESSION);
+      const list: string[] = [];
+      for (let i = 0; i < count; i++) list.push(await signIn(server.url, `bencher-${group}`));
+      sessions.set(group, list);
+    }
+
+    // Every event each stream receives: the change's asset id and when it arrived.
+    const received: { group: string; seen: Map<string, number[]> }[] = [];
+    // Opened 50 at a time, as clients that connect over a while: a burst of a thousand from one
+    // tenant at once is what the fairness scheduler refuses (429, retried after its Retry-After).
+    const open = async (s: number) => {
+      const group = names[s % groups]!;
+      const session = sessions.get(group)![Math.floor(s / groups / STREAMS_PER_SESSION)]!;
+      const seen = new Map<string, number[]>();
+      received.push({ group, seen });
+      const controller = new AbortController();
+      controllers.push(controller);
+      for (let attempt = 0; ; attempt++) {
+        const status = await stream(server.url, session, seen, controller.signal);
+        if (status === 429 && attempt < 20) {
+          await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
+          continue;
+        }
+        if (status !== 200) throw new Error(`stream answered ${status}`);
+        return;
+      }
+    };
+    for (let s = 0; s < streams; s += 50)
+      await Promise.all(Array.from({ length: Math.min(50, streams - s) }, (_, i) => open(s + i)));
+    // Every stream is in: its server has registered it (a stream starts from where the log stands).
+    await new Promise((r) => setTimeout(r, smoke ? 500 : 2_000));
+    const rssOpen = rssMb(server.child.pid!);
+
+    const sentAt = new Map<string, number>();
+    const answeredAt = new Map<string, number>();
+    const writeTimes: number[] = [];
+    let refusedWrites = 0;
+    const total = rate * seconds;
+    const perGroup = Math.floor(total / groups);
+    const writing: Promise<void>[] = [];
+    const writer = sessions;
+    const start = performance.now();
+    const serverCpu0 = cpuSeconds(server.child.pid!);
+    const ownCpu0 = process.cpuUsage();
+    for (let i = 0; i < perGroup; i++) {
+      for (let g = 0; g < groups; g++) {
+        const n = i * groups + g;
+        // Spread evenly: change n goes out at n / rate seconds.
+        const due = start + (n * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const group = names[g]!;
+        const id = `B-${group}-${i}`;
+        sentAt.set(id, performance.now());
+        const write = async (): Promise<void> => {
+          for (let attempt = 0; ; attempt++) {
+            const r = await graphql(
+              server.url,
+              'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }',
+              { input: { profile: 'site', assets: [{ id, properties: { name: id } }] } },
+              { 'x-svc-sessionid': writer.get(group)![0]! },
+            );
+            // A busy server's fairness refusal is retried, and counted.
+            if (r.body.errors?.[0]?.extensions?.code === 'REQUEST_RATE_LIMITED' && attempt < 50) {
+              refusedWrites++;
+              await new Promise((res) => setTimeout(res, 50));
+              continue;
+            }
+            if (r.body.errors || r.body.data?.upsertAssets?.errors?.length)
+              throw new Error(`write failed: ${JSON.stringify(r.body)}`);
+            const now = performance.now();
+            answeredAt.set(id, now);
+            writeTimes.push(now - sentAt.get(id)!);
+            return;
+          }
+        };
+        writing.push(write());
+      }
+    }
+    await Promise.all(writing);
+    // The last changes reach their clients.
+    const expected = perGroup * streams;
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && countDelivered(received) < expected)
+      await new Promise((r) => setTimeout(r, 100));
+    const busy = (performance.now() - start) / 1000;
+    const serverCpu = (cpuSeconds(server.child.pid!) - serverCpu0) / busy;
+    const own = process.cpuUsage(ownCpu0);
+    const clientCpu = (own.user + own.system) / 1e6 / busy;
+    await new Promise((r) => setTimeout(r, 500));
+    const rssEnd = rssMb(server.child.pid!);
+
+    let delivered = 0;
+    let missing = 0;
+    let duplicates = 0;
+    const latencies: number[] = [];
+    const fromSend: number[] = [];
+    for (const { group, seen } of received) {
+      for (let i = 0; i < perGroup; i++) {
+        const id = `B-${group}-${i}`;
+        const times = seen.get(id);
+        if (!times) {
+          missing++;
+          continue;
+        }
+        delivered += times.length;
+        duplicates += times.length - 1;
+        latencies.push(Math.max(0, times[0]! - answeredAt.get(id)!));
+        fromSend.push(times[0]! - sentAt.get(id)!);
+      }
+    }
+    latencies.sort((a, b) => a - b);
+    fromSend.sort((a, b) => a - b);
+    writeTimes.sort((a, b) => a - b);
+    const r1 = (x: number) => Math.round(x * 10) / 10;
+    return {
+      engine: process.env.DATABASE_URL ? 'postgres' : 'pglite',
+      streams,
+      groups,
+      rate,
+      seconds,
+      changes: perGroup * groups,
+      expected,
+      delivered,
+      missing,
+      duplicates,
+      latencyMs: {
+        p50: r1(percentile(latencies, 50)),
+        p95: r1(percentile(latencies, 95)),
+        p99: r1(percentile(latencies, 99)),
+        max: r1(latencies.at(-1) ?? 0),
+      },
+      fromSendMs: {
+        p50: r1(percentile(fromSend, 50)),
+        p95: r1(percentile(fromSend, 95)),
+        p99: r1(percentile(fromSend, 99)),
+      },
+      rssMb: { streamsOpen: rssOpen, end: rssEnd, growth: r1(rssEnd - rssOpen) },
+      writeMs: { p50: r1(percentile(writeTimes, 50)), p95: r1(percentile(writeTimes, 95)) },
+      refusedWrites,
+      cpu: { server: Math.round(serverCpu * 100) / 100, clients: Math.round(clientCpu * 100) / 100 },
+    };
+  } finally {
+    for (const c of controllers) c.abort();
+    await server.close();
+  }
+}
+
+function countDelivered(received: { seen: Map<string, number[]> }[]): number {
+  let n = 0;
+  for (const { seen } of received) for (const times of seen.values()) n += times.length;
+  return n;
+}
+
+const ENTITY = /"entityId":"([^"]+)"/g;
+const BODY = JSON.stringify({ query: 'subscription { changes(filter: { kinds: [CREATED] }) { entityId } }' });
+const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+
+/**
+ * Opens one stream over node:http (lighter per event than fetch: a thousand clients share this
+ * process) and notes when each change's asset id arrived; resolves with the answer's status once
+ * its headers are in, and reads on until `signal` fires.
+ */
+function stream(
+  base: string,
+  session: string,
+  seen: Map<string, number[]>,
+  signal: AbortSignal,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${base}/api/graphql`,
+      {
+        method: 'POST',
+        agent,
+        signal,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'x-svc-sessionid': session,
+          'content-length': Buffer.byteLength(BODY),
+        },
+      },
+      (response) => {
+        resolve(response.statusCode ?? 0);
+        if (response.statusCode !== 200) {
+          response.resume();
+          return;
+        }
+        response.setEncoding('utf8');
+        // An id is whole within one event, and events end with a blank line: what is left after
+        // the last one waits for the next chunk.
+        let rest = '';
+        response.on('data', (chunk: string) => {
+          const now = performance.now();
+          const text = rest + chunk;
+          const cut = text.lastIndexOf('\n\n');
+          rest = cut === -1 ? text : text.slice(cut + 2);
+          if (cut === -1) return;
+          for (const m of text.slice(0, cut).matchAll(ENTITY)) {
+            const times = seen.get(m[1]!);
+            if (times) times.push(now);
+            else seen.set(m[1]!, [now]);
+          }
+        });
+        response.on('error', () => {});
+      },
+    );
+    request.on('error', (e) => (signal.aborted ? resolve(0) : reject(e)));
+    request.end(BODY);
+  });
+}
+
+/** CPU time a process has used, in seconds (utime + stime of /proc/<pid>/stat). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function rssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  return Math.round(kb / 102.4) / 10;
+}
+
+export function eventsMarkdown(r: EventsBenchResult): string {
+  return [
+    '## Change streams',
+    '',
+    `${r.streams} clients subscribed over GraphQL over SSE to one \`assetql serve\` (${r.engine}), across ${r.groups} groups; ${r.rate} changes a second for ${r.seconds} s, each an upsert of one asset through GraphQL, spread evenly over the groups. Each client reads every change of its group.`,
+    '',
+    '| | figure |',
+    '|---|---|',
+    `| changes | ${r.changes} |`,
+    `| events expected / delivered | ${r.expected} / ${r.delivered} |`,
+    `| missing, duplicated | ${r.missing}, ${r.duplicates} |`,
+    `| latency from the write's answer, p50 / p95 / p99 / max | ${r.latencyMs.p50} / ${r.latencyMs.p95} / ${r.latencyMs.p99} / ${r.latencyMs.max} ms |`,
+    `| from the write's sending, p50 / p95 / p99 | ${r.fromSendMs.p50} / ${r.fromSendMs.p95} / ${r.fromSendMs.p99} ms |`,
+    `| the writes' own answer, p50 / p95 | ${r.writeMs.p50} / ${r.writeMs.p95} ms |`,
+    `| writes refused while the server was busy (retried) | ${r.refusedWrites} |`,
+    `| cores busy while the changes came: server, clients | ${r.cpu.server}, ${r.cpu.clients} |`,
+    `| server RSS with the streams open → at the end | ${r.rssMb.streamsOpen} → ${r.rssMb.end} MB (${r.rssMb.growth >= 0 ? '+' : ''}${r.rssMb.growth}) |`,
+    '',
+  ].join('\n');
+}
