@@ -61,6 +61,9 @@ const config: CodegenConfig = {
     }),
     ...subgraph('events', '../subgraphs/events/context.ts#EventsContext', {
       Change: '../subgraphs/events/changes.repository.ts#ChangeRow',
+      Webhook: '../subgraphs/events/webhooks/repository.ts#WebhookRow',
+      WebhookDelivery: '../subgraphs/events/webhooks/repository.ts#DeliveryRow',
+      WebhookAttempt: '../subgraphs/events/webhooks/repository.ts#AttemptRow',
       Asset: '{ profile: string; id: string }',
       AssetProfile: '{ profile: string }',
     }),

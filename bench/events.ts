@@ -119,8 +119,9 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
               { input: { profile: 'site', assets: [{ id, properties: { name: id } }] } },
               { 'x-svc-sessionid': writer.get(group)![0]! },
             );
-            // A busy server's fairness refusal is retried, and counted.
-            if (r.body.errors?.[0]?.extensions?.code === 'REQUEST_RATE_LIMITED' && attempt < 50) {
+            // A busy server's refusals (fairness, a pool that could not answer in time) are retried, and counted.
+            const code = r.body.errors?.[0]?.extensions?.code;
+            if ((code === 'REQUEST_RATE_LIMITED' || code === 'SERVICE_UNAVAILABLE') && attempt < 50) {
               refusedWrites++;
               await new Promise((res) => setTimeout(res, 50));
               continue;

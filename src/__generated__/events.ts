@@ -1,9 +1,11 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { ChangeRow } from '../subgraphs/events/changes.repository.ts';
+import type { WebhookRow, DeliveryRow, AttemptRow } from '../subgraphs/events/webhooks/repository.ts';
 import type { EventsContext } from '../subgraphs/events/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
   ID: { input: string; output: string; }
@@ -137,15 +139,50 @@ export type ChangeOrder =
   | 'NEWEST_FIRST'
   | 'OLDEST_FIRST';
 
-/**
- * The runtime's query planner sends a mutation that spans subgraphs to a subgraph with no
- * mutation root when there is one (every mutation of two subgraphs failed with "Schema is not
- * configured to execute mutation operation"): a root it never shows clients keeps it from that.
- * The events subgraph's own mutations (webhooks, docs/events.md) will take its place.
- */
+export type CreateWebhookInput = {
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Which changes (at most 100 values a list); all without. */
+  filter?: InputMaybe<ChangeFilter>;
+  /** An http or https URL, at most 2,048 characters, without credentials. */
+  url: Scalars['String']['input'];
+};
+
+export type DeleteWebhookInput = {
+  id: Scalars['ID']['input'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
-  _eventsMutationRoot: Maybe<Scalars['Boolean']['output']>;
+  /**
+   * Sends the group's changes that `filter` keeps to `url`, signed by the Standard Webhooks scheme
+   * with the secret this answer shows, once. At most 20 webhooks a group.
+   */
+  createWebhook: WebhookResult;
+  deleteWebhook: WebhookResult;
+  /** Sends a delivery again, now, whatever became of it. */
+  redeliverWebhook: WebhookDeliveryResult;
+  /** Changes a webhook; `enabled: true` enables one that was disabled (its deliveries go on). */
+  updateWebhook: WebhookResult;
+};
+
+
+export type MutationCreateWebhookArgs = {
+  input: CreateWebhookInput;
+};
+
+
+export type MutationDeleteWebhookArgs = {
+  input: DeleteWebhookInput;
+};
+
+
+export type MutationRedeliverWebhookArgs = {
+  input: RedeliverWebhookInput;
+};
+
+
+export type MutationUpdateWebhookArgs = {
+  input: UpdateWebhookInput;
 };
 
 export type PageInfo = {
@@ -158,12 +195,21 @@ export type PageInfo = {
 
 export type Query = {
   __typename?: 'Query';
+  /** One change of the caller's group by its cursor (what a webhook payload too large to carry it refers to). */
+  change: Maybe<Change>;
   /**
    * The change log of the caller's group (docs/events.md): newest first, or oldest first with
    * `order: OLDEST_FIRST`, where a cursor resumes exactly after the change it names (a cursor from
    * before the log's retention is refused with CURSOR_EXPIRED). `first` defaults to 50, at most 500.
    */
   changes: ChangeConnection;
+  /** The caller's group's webhooks, oldest first (docs/events.md#webhooks). */
+  webhooks: Array<Webhook>;
+};
+
+
+export type QueryChangeArgs = {
+  cursor: Scalars['String']['input'];
 };
 
 
@@ -172,6 +218,10 @@ export type QueryChangesArgs = {
   filter?: InputMaybe<ChangeFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   order?: InputMaybe<ChangeOrder>;
+};
+
+export type RedeliverWebhookInput = {
+  deliveryId: Scalars['ID']['input'];
 };
 
 export type Subscription = {
@@ -190,6 +240,122 @@ export type Subscription = {
 export type SubscriptionChangesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<ChangeFilter>;
+};
+
+export type UpdateWebhookInput = {
+  description?: InputMaybe<Scalars['String']['input']>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+  filter?: InputMaybe<ChangeFilter>;
+  id: Scalars['ID']['input'];
+  /** Only if the webhook is at this version (VERSION_CONFLICT otherwise). */
+  ifVersion?: InputMaybe<Scalars['Int']['input']>;
+  url?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** An endpoint the group's changes are delivered to. */
+export type Webhook = {
+  __typename?: 'Webhook';
+  createdAt: Scalars['DateTime']['output'];
+  createdBy: Scalars['String']['output'];
+  /** Its deliveries, newest first. `first` defaults to 50, at most 500. */
+  deliveries: WebhookDeliveryConnection;
+  description: Maybe<Scalars['String']['output']>;
+  disabledReason: Maybe<Scalars['String']['output']>;
+  /** False once disabled: by a user, by a `410 Gone`, or after days of failures (`disabledReason`). */
+  enabled: Scalars['Boolean']['output'];
+  filter: WebhookFilter;
+  id: Scalars['ID']['output'];
+  url: Scalars['String']['output'];
+  version: Scalars['Int']['output'];
+};
+
+
+/** An endpoint the group's changes are delivered to. */
+export type WebhookDeliveriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  at: Scalars['DateTime']['output'];
+  attempt: Scalars['Int']['output'];
+  durationMs: Scalars['Int']['output'];
+  error: Maybe<Scalars['String']['output']>;
+  /** The endpoint's HTTP status; null when there was no answer (`error` says why). */
+  status: Maybe<Scalars['Int']['output']>;
+};
+
+/** One change sent to one webhook: its requests carry `webhook-id: <id>`. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** Its attempts, newest first (the last 50). */
+  attempts: Array<WebhookAttempt>;
+  change: Maybe<Change>;
+  createdAt: Scalars['DateTime']['output'];
+  /** The change's cursor (`change(cursor:)` reads it while the log keeps it). */
+  cursor: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  /** When it is tried next, while pending. */
+  nextAttemptAt: Maybe<Scalars['DateTime']['output']>;
+  status: WebhookDeliveryStatus;
+};
+
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  edges: Array<WebhookDeliveryEdge>;
+  pageInfo: PageInfo;
+};
+
+export type WebhookDeliveryEdge = {
+  __typename?: 'WebhookDeliveryEdge';
+  cursor: Scalars['String']['output'];
+  node: WebhookDelivery;
+};
+
+export type WebhookDeliveryResult = {
+  __typename?: 'WebhookDeliveryResult';
+  correlationId: Scalars['String']['output'];
+  delivery: Maybe<WebhookDelivery>;
+  errors: Array<WebhookError>;
+};
+
+export type WebhookDeliveryStatus =
+  /** Its schedule ran out, or its webhook was disabled. */
+  | 'FAILED'
+  | 'PENDING'
+  | 'SUCCEEDED';
+
+export type WebhookError = {
+  __typename?: 'WebhookError';
+  message: Scalars['String']['output'];
+  type: WebhookErrorType;
+};
+
+export type WebhookErrorType =
+  | 'BAD_FILTER'
+  /** Not an http or https URL, too long, with credentials, or reaching an address webhooks may not reach. */
+  | 'INVALID_URL'
+  | 'NOT_FOUND'
+  | 'TOO_MANY_WEBHOOKS'
+  | 'UNAUTHENTICATED'
+  | 'VERSION_CONFLICT';
+
+export type WebhookFilter = {
+  __typename?: 'WebhookFilter';
+  entities: Maybe<Array<ChangeEntity>>;
+  ids: Maybe<Array<Scalars['ID']['output']>>;
+  kinds: Maybe<Array<ChangeKind>>;
+  profiles: Maybe<Array<Scalars['ID']['output']>>;
+};
+
+export type WebhookResult = {
+  __typename?: 'WebhookResult';
+  correlationId: Scalars['String']['output'];
+  errors: Array<WebhookError>;
+  /** The signing secret (`whsec_…`): shown by createWebhook only, and never again. */
+  secret: Maybe<Scalars['String']['output']>;
+  webhook: Maybe<Webhook>;
 };
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -305,13 +471,28 @@ export type ResolversTypes = ResolversObject<{
   ChangeFilter: ChangeFilter;
   ChangeKind: ChangeKind;
   ChangeOrder: ChangeOrder;
+  CreateWebhookInput: CreateWebhookInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteWebhookInput: DeleteWebhookInput;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RedeliverWebhookInput: RedeliverWebhookInput;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  UpdateWebhookInput: UpdateWebhookInput;
+  Webhook: ResolverTypeWrapper<WebhookRow>;
+  WebhookAttempt: ResolverTypeWrapper<AttemptRow>;
+  WebhookDelivery: ResolverTypeWrapper<DeliveryRow>;
+  WebhookDeliveryConnection: ResolverTypeWrapper<Omit<WebhookDeliveryConnection, 'edges'> & { edges: Array<ResolversTypes['WebhookDeliveryEdge']> }>;
+  WebhookDeliveryEdge: ResolverTypeWrapper<Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversTypes['WebhookDelivery'] }>;
+  WebhookDeliveryResult: ResolverTypeWrapper<Omit<WebhookDeliveryResult, 'delivery'> & { delivery?: Maybe<ResolversTypes['WebhookDelivery']> }>;
+  WebhookDeliveryStatus: WebhookDeliveryStatus;
+  WebhookError: ResolverTypeWrapper<WebhookError>;
+  WebhookErrorType: WebhookErrorType;
+  WebhookFilter: ResolverTypeWrapper<WebhookFilter>;
+  WebhookResult: ResolverTypeWrapper<Omit<WebhookResult, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -326,13 +507,26 @@ export type ResolversParentTypes = ResolversObject<{
   ChangeConnection: Omit<ChangeConnection, 'edges'> & { edges: Array<ResolversParentTypes['ChangeEdge']> };
   ChangeEdge: Omit<ChangeEdge, 'node'> & { node: ResolversParentTypes['Change'] };
   ChangeFilter: ChangeFilter;
+  CreateWebhookInput: CreateWebhookInput;
   DateTime: Scalars['DateTime']['output'];
+  DeleteWebhookInput: DeleteWebhookInput;
   JSONObject: Scalars['JSONObject']['output'];
   Mutation: Record<PropertyKey, never>;
-  Boolean: Scalars['Boolean']['output'];
   PageInfo: PageInfo;
+  Boolean: Scalars['Boolean']['output'];
   Query: Record<PropertyKey, never>;
+  RedeliverWebhookInput: RedeliverWebhookInput;
   Subscription: Record<PropertyKey, never>;
+  UpdateWebhookInput: UpdateWebhookInput;
+  Webhook: WebhookRow;
+  WebhookAttempt: AttemptRow;
+  WebhookDelivery: DeliveryRow;
+  WebhookDeliveryConnection: Omit<WebhookDeliveryConnection, 'edges'> & { edges: Array<ResolversParentTypes['WebhookDeliveryEdge']> };
+  WebhookDeliveryEdge: Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversParentTypes['WebhookDelivery'] };
+  WebhookDeliveryResult: Omit<WebhookDeliveryResult, 'delivery'> & { delivery?: Maybe<ResolversParentTypes['WebhookDelivery']> };
+  WebhookError: WebhookError;
+  WebhookFilter: WebhookFilter;
+  WebhookResult: Omit<WebhookResult, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
 }>;
 
 export type AssetResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['Asset'] = ResolversParentTypes['Asset'], FederationReferenceType extends FederationReferenceTypes['Asset'] = FederationReferenceTypes['Asset']> = ResolversObject<{
@@ -388,7 +582,10 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 }
 
 export type MutationResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
-  _eventsMutationRoot?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  createWebhook?: Resolver<ResolversTypes['WebhookResult'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'input'>>;
+  deleteWebhook?: Resolver<ResolversTypes['WebhookResult'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
+  redeliverWebhook?: Resolver<ResolversTypes['WebhookDeliveryResult'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookArgs, 'input'>>;
+  updateWebhook?: Resolver<ResolversTypes['WebhookResult'], ParentType, ContextType, RequireFields<MutationUpdateWebhookArgs, 'input'>>;
 }>;
 
 export type PageInfoResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -399,11 +596,79 @@ export type PageInfoResolvers<ContextType = EventsContext, ParentType extends Re
 }>;
 
 export type QueryResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  change?: Resolver<Maybe<ResolversTypes['Change']>, ParentType, ContextType, RequireFields<QueryChangeArgs, 'cursor'>>;
   changes?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<QueryChangesArgs>>;
+  webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
 
 export type SubscriptionResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   changes?: SubscriptionResolver<ResolversTypes['Change'], "changes", ParentType, ContextType, Partial<SubscriptionChangesArgs>>;
+}>;
+
+export type WebhookResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  createdBy?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  deliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, Partial<WebhookDeliveriesArgs>>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  filter?: Resolver<ResolversTypes['WebhookFilter'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WebhookAttemptResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = ResolversObject<{
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  attempt?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = ResolversObject<{
+  attempts?: Resolver<Array<ResolversTypes['WebhookAttempt']>, ParentType, ContextType>;
+  change?: Resolver<Maybe<ResolversTypes['Change']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryConnectionResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['WebhookDeliveryEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryEdgeResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryResultResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['WebhookDeliveryResult'] = ResolversParentTypes['WebhookDeliveryResult']> = ResolversObject<{
+  correlationId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  delivery?: Resolver<Maybe<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['WebhookError']>, ParentType, ContextType>;
+}>;
+
+export type WebhookErrorResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['WebhookError'] = ResolversParentTypes['WebhookError']> = ResolversObject<{
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['WebhookErrorType'], ParentType, ContextType>;
+}>;
+
+export type WebhookFilterResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['WebhookFilter'] = ResolversParentTypes['WebhookFilter']> = ResolversObject<{
+  entities?: Resolver<Maybe<Array<ResolversTypes['ChangeEntity']>>, ParentType, ContextType>;
+  ids?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  kinds?: Resolver<Maybe<Array<ResolversTypes['ChangeKind']>>, ParentType, ContextType>;
+  profiles?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+}>;
+
+export type WebhookResultResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['WebhookResult'] = ResolversParentTypes['WebhookResult']> = ResolversObject<{
+  correlationId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['WebhookError']>, ParentType, ContextType>;
+  secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  webhook?: Resolver<Maybe<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = EventsContext> = ResolversObject<{
@@ -419,5 +684,14 @@ export type Resolvers<ContextType = EventsContext> = ResolversObject<{
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  Webhook?: WebhookResolvers<ContextType>;
+  WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
+  WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
+  WebhookDeliveryResult?: WebhookDeliveryResultResolvers<ContextType>;
+  WebhookError?: WebhookErrorResolvers<ContextType>;
+  WebhookFilter?: WebhookFilterResolvers<ContextType>;
+  WebhookResult?: WebhookResultResolvers<ContextType>;
 }>;
 

@@ -4,10 +4,12 @@ import type { z } from 'zod';
 import {
   DEFAULT_DOCUMENT_LIMITS,
   DEFAULT_FAIRNESS,
+  DEFAULT_WEBHOOKS,
   type DocumentLimits,
   type ExportLimits,
   exportLimits,
   type Fairness,
+  type WebhookSettings,
 } from './limits.ts';
 import { ENVIRONMENTS, type Environment, SUBGRAPH_NAMES, type SubgraphName, schema } from './schema.ts';
 
@@ -15,18 +17,28 @@ export {
   DEFAULT_DOCUMENT_LIMITS,
   DEFAULT_EXPORT_LIMITS,
   DEFAULT_FAIRNESS,
+  DEFAULT_WEBHOOKS,
   type DocumentLimits,
   type ExportLimits,
   exportLimits,
   type Fairness,
+  type WebhookSettings,
 } from './limits.ts';
 export { ENVIRONMENTS, type Environment, SUBGRAPH_NAMES, type SubgraphName };
 
 export type Config = Readonly<
   Omit<
     z.infer<typeof schema>,
-    'host' | 'baseUrl' | 'demoData' | 'documentLimits' | 'exportLimits' | 'fairness' | 'introspection'
+    | 'host'
+    | 'baseUrl'
+    | 'demoData'
+    | 'documentLimits'
+    | 'exportLimits'
+    | 'fairness'
+    | 'introspection'
+    | 'webhooks'
   > & {
+    webhooks: WebhookSettings;
     host: string;
     baseUrl: string;
     demoData: boolean;
@@ -105,6 +117,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
       ? parseJson(env.ASSETQL_EXPORT_LIMITS, 'ASSETQL_EXPORT_LIMITS')
       : undefined,
     fairness: env.ASSETQL_FAIRNESS ? parseJson(env.ASSETQL_FAIRNESS, 'ASSETQL_FAIRNESS') : undefined,
+    webhooks: env.ASSETQL_WEBHOOKS ? parseJson(env.ASSETQL_WEBHOOKS, 'ASSETQL_WEBHOOKS') : undefined,
     statementTimeoutMs: env.ASSETQL_STATEMENT_TIMEOUT_MS,
     upstreamTimeoutMs: env.ASSETQL_UPSTREAM_TIMEOUT_MS,
     maxStringLength: env.ASSETQL_MAX_STRING_LENGTH,
@@ -174,6 +187,7 @@ export function loadConfig(
     documentLimits: Object.freeze({ ...DEFAULT_DOCUMENT_LIMITS, ...c.documentLimits }),
     exportLimits: exportLimits(c.exportLimits),
     fairness: Object.freeze({ ...DEFAULT_FAIRNESS, ...c.fairness }),
+    webhooks: Object.freeze({ ...DEFAULT_WEBHOOKS, ...c.webhooks }),
     introspection: c.introspection ?? c.env !== 'production',
     secret,
     ephemeralSecret: c.secret === undefined,
@@ -209,6 +223,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   documentLimits: 'ASSETQL_DOCUMENT_LIMITS',
   exportLimits: 'ASSETQL_EXPORT_LIMITS',
   fairness: 'ASSETQL_FAIRNESS',
+  webhooks: 'ASSETQL_WEBHOOKS',
   statementTimeoutMs: 'ASSETQL_STATEMENT_TIMEOUT_MS',
   upstreamTimeoutMs: 'ASSETQL_UPSTREAM_TIMEOUT_MS',
   maxStringLength: 'ASSETQL_MAX_STRING_LENGTH',

@@ -107,3 +107,24 @@ export const DEFAULT_FAIRNESS = {
 } as const;
 
 export type Fairness = { readonly [K in keyof typeof DEFAULT_FAIRNESS]: number };
+
+/**
+ * Webhook delivery (docs/events.md#webhooks): the retry schedule is Standard Webhooks' (Svix's),
+ * each wait drawn within ±20% of its value; a failing endpoint is disabled after
+ * `disableAfterDays` of failures, or at once by a `410 Gone`.
+ */
+export const DEFAULT_WEBHOOKS = {
+  /** Hosts (`host` or `host:port`) a webhook may reach though they resolve to a private, loopback or link-local address. */
+  allowedHosts: [] as readonly string[],
+  /** Seconds before each attempt: the first at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+  retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000] as readonly number[],
+  /** One attempt's bound, connecting to reading the answer's first 4 kB. */
+  timeoutMs: 10_000,
+  disableAfterDays: 5,
+  /** Webhooks one group may have. */
+  maxPerGroup: 20,
+  /** A payload larger than this carries the change's cursor instead of its patch and values. */
+  maxPayloadBytes: 20 * 1024,
+};
+
+export type WebhookSettings = Readonly<typeof DEFAULT_WEBHOOKS>;

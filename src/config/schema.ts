@@ -212,6 +212,35 @@ export const schema = z
      * (docs/security.md#fairness-between-tenants), e.g. `{ "busyAbove": 0.5, "maxQueued": 64,
      * "maxWaitMs": 10000 }`; unnamed settings keep their defaults (`DEFAULT_FAIRNESS`).
      */
+    /**
+     * `ASSETQL_WEBHOOKS`: JSON settings of webhook delivery (docs/events.md#webhooks), e.g.
+     * `{ "allowedHosts": ["hooks.internal:8443"], "timeoutMs": 5000 }`; unnamed settings keep
+     * their defaults (`DEFAULT_WEBHOOKS`).
+     */
+    webhooks: z
+      .object({
+        allowedHosts: z.array(z.string().min(1).max(300)).max(100),
+        retryScheduleSeconds: z
+          .array(
+            z
+              .number()
+              .min(0)
+              .max(7 * 86_400),
+          )
+          .min(1)
+          .max(20),
+        timeoutMs: z.number().int().min(100).max(60_000),
+        disableAfterDays: z.number().min(0).max(365),
+        maxPerGroup: z.number().int().min(0).max(1000),
+        maxPayloadBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(1024 * 1024),
+      })
+      .partial()
+      .strict()
+      .default({}),
     fairness: z
       .object({
         busyAbove: z.number().gt(0).max(1),

@@ -33,6 +33,7 @@ import { eventsDescriptor } from '../subgraphs/events/descriptor.ts';
 import { ChangeFeed } from '../subgraphs/events/feed.ts';
 import { createEventsSubgraph, eventsTypeDefs } from '../subgraphs/events/index.ts';
 import { ChangeRetention } from '../subgraphs/events/retention.ts';
+import { WebhookDispatcher } from '../subgraphs/events/webhooks/dispatcher.ts';
 import { issuesDescriptor } from '../subgraphs/issues/descriptor.ts';
 import { createIssuesSubgraph, issuesTypeDefs } from '../subgraphs/issues/index.ts';
 
@@ -224,7 +225,22 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
         });
         drainers.push(() => feed.close());
         closers.push(() => feed.close());
-        return createEventsSubgraph({ ...deps, feed });
+        // The log delivered to webhooks (webhooks/dispatcher.ts).
+        const key = deriveKey(config.secret, 'webhooks');
+        const dispatcher = new WebhookDispatcher({
+          db: database.db,
+          log,
+          settings: config.webhooks,
+          key,
+          notices,
+          writes: database.writes,
+        });
+        closers.push(() => dispatcher.close());
+        return createEventsSubgraph({
+          ...deps,
+          feed,
+          webhooks: { settings: config.webhooks, key, wake: () => dispatcher.wake() },
+        });
       }
     }
   };

@@ -21,6 +21,7 @@ import * as rememberedDevices from './migrations/20261125T0100_remembered_device
 import * as profileNotices from './migrations/20261125T0200_profile_change_notices.ts';
 import * as sessionNotices from './migrations/20261127T0100_session_change_notices.ts';
 import * as changeLog from './migrations/20261128T0100_change_log.ts';
+import * as webhooks from './migrations/20261128T0200_webhooks.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '20261125T0200_profile_change_notices': profileNotices,
   '20261127T0100_session_change_notices': sessionNotices,
   '20261128T0100_change_log': changeLog,
+  '20261128T0200_webhooks': webhooks,
 };
 
 /**

@@ -272,6 +272,49 @@ export interface ChangesTable {
   after: Json<Record<string, unknown> | null> | null;
 }
 
+/** A group's webhook: where its changes go, and how far into the log they have been delivered. */
+export interface WebhooksTable {
+  user_group: string;
+  id: Generated<string>;
+  url: string;
+  description: string | null;
+  filter: Json<Record<string, string[]>>;
+  /** The signing secret, sealed (shared/sealed.ts). */
+  secret: string;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  tx: ColumnType<string, string, string>;
+  seq: ColumnType<string, string, string>;
+  version: Generated<number>;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
+/** One change to one webhook: retried until it succeeds, or its schedule runs out. */
+export interface WebhookDeliveriesTable {
+  user_group: string;
+  id: Generated<string>;
+  webhook_id: string;
+  tx: ColumnType<string, string, never>;
+  seq: ColumnType<string, string, never>;
+  status: Generated<'PENDING' | 'SUCCEEDED' | 'FAILED'>;
+  attempts: Generated<number>;
+  next_attempt_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+/** One attempt of a delivery: the endpoint's status, or why there was none. */
+export interface WebhookAttemptsTable {
+  user_group: string;
+  delivery_id: string;
+  attempt: number;
+  at: Generated<Date>;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 /** The newest position pruning took of each group's log. */
 export interface ChangeHorizonsTable {
   user_group: string;
@@ -302,4 +345,7 @@ export interface Tables {
   asset_dataset_stats: AssetDatasetStatsTable;
   changes: ChangesTable;
   change_horizons: ChangeHorizonsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -63,6 +63,9 @@ const EXPECTED: Record<string, Record<Caller, Outcome>> = {
   'Query.config': asAnonymous('ok', { otherTenant: 'ok', apiKey: 'ok' }),
   'Query.issues': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
   'Query.changes': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
+  // Aimed at a change of the demo tenant: another tenant's caller finds nothing at its cursor.
+  'Query.change': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'null', apiKey: 'ok' }),
+  'Query.webhooks': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
   // A stream's outcome is its first event after the demo tenant writes (subscriptionAnswer).
   'Subscription.changes': asAnonymous('code:UNAUTHENTICATED', { otherTenant: 'empty', apiKey: 'ok' }),
   // Mutations of the assets subgraph: never a write without a signed-in caller, never one into
@@ -120,6 +123,20 @@ const EXPECTED: Record<string, Record<Caller, Outcome>> = {
   'Mutation.deleteAssetDownload': asAnonymous('error:UNAUTHENTICATED', {
     otherTenant: 'error:NOT_FOUND',
     apiKey: 'ok',
+  }),
+  // Webhooks: a group's own (the demo group has one, made below; another tenant makes its own).
+  'Mutation.createWebhook': asAnonymous('error:UNAUTHENTICATED', { otherTenant: 'ok', apiKey: 'ok' }),
+  'Mutation.updateWebhook': asAnonymous('error:UNAUTHENTICATED', {
+    otherTenant: 'error:NOT_FOUND',
+    apiKey: 'ok',
+  }),
+  'Mutation.deleteWebhook': asAnonymous('error:UNAUTHENTICATED', {
+    otherTenant: 'error:NOT_FOUND',
+    apiKey: 'ok',
+  }),
+  'Mutation.redeliverWebhook': asAnonymous('error:UNAUTHENTICATED', {
+    otherTenant: 'error:NOT_FOUND',
+    apiKey: 'error:NOT_FOUND',
   }),
   // Mutations of the auth subgraph. Sign-in and password reset are open by nature (and give
   // nothing for wrong credentials); the others need a signed-in session, and an API key is not one.
@@ -400,6 +417,22 @@ beforeAll(async () => {
   ARGUMENT_OVERRIDES['Mutation.deleteAssetDownload'] = {
     id: download.body.data!.createAssetFilterDownload.download.id,
   };
+  // Two webhooks of the demo tenant (to a public address, for changes that never come): one to
+  // change, one to delete; and a change of the demo tenant to ask for by its cursor.
+  const hook = `mutation { createWebhook(input: { url: "http://93.184.216.34/hook", filter: { ids: ["matrix-never"] } }) { errors { type } webhook { id } } }`;
+  const hooks = [];
+  for (let i = 0; i < 2; i++) {
+    const h = await d.app.graphql<any>(hook, {}, owner);
+    expect(h.body.data.createWebhook.errors).toEqual([]);
+    hooks.push(h.body.data.createWebhook.webhook.id);
+  }
+  ARGUMENT_OVERRIDES['Mutation.updateWebhook'] = { input: { id: hooks[0], description: 'Matrix' } };
+  ARGUMENT_OVERRIDES['Mutation.deleteWebhook'] = { input: { id: hooks[1] } };
+  ARGUMENT_OVERRIDES['Mutation.createWebhook'] = {
+    input: { url: 'http://93.184.216.34/hook', filter: { ids: ['matrix-never'] } },
+  };
+  const newest = await d.app.graphql<any>('{ changes(first: 1) { edges { cursor } } }', {}, owner);
+  ARGUMENT_OVERRIDES['Query.change'] = { cursor: newest.body.data.changes.edges[0].cursor };
   const introspection = await d.app.graphql<IntrospectionQuery>(getIntrospectionQuery(), {}, owner);
   schema = buildClientSchema(introspection.body.data!);
   const db = d.app.database.db;

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Identity } from '../../shared/identity.ts';
 import { fail, ok } from '../../shared/result.ts';
+import { seal, unseal } from '../../shared/sealed.ts';
 import { recordEvent } from './audit.ts';
 import { codeHash, sixDigits } from './codes.ts';
 import type { AuthCore } from './core.ts';
@@ -9,7 +10,6 @@ import { type AuthResult, INCORRECT_CREDENTIALS } from './error-codes.ts';
 import { newTotpSecret, otpauthUri, totpStep } from './mfa/totp.ts';
 import { notify } from './notify.ts';
 import { hashPassword, passwordProblem } from './passwords/passwords.ts';
-import { seal, unseal } from './passwords/sealed.ts';
 import { forgetRememberedDevices } from './repository/devices.ts';
 import {
   deleteSession,

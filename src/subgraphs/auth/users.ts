@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
+import { seal } from '../../shared/sealed.ts';
 import type { Tables } from '../../storage/tables.ts';
 import { totpKey } from './core.ts';
 import type { Messenger } from './messaging/messenger.ts';
 import { sendNotice } from './messaging/notices.ts';
 import { newTotpSecret, otpauthUri } from './mfa/totp.ts';
 import { hashPassword, passwordProblem } from './passwords/passwords.ts';
-import { seal } from './passwords/sealed.ts';
 import { deleteApiKeysOf } from './repository/api-keys.ts';
 import { forgetRememberedDevices } from './repository/devices.ts';
 import { deleteSessionsOf } from './repository/sessions.ts';

@@ -464,7 +464,7 @@ function identified(row: ChangeRow): ChangeRow {
   return r;
 }
 
-function keeps(s: ChangeSelection, row: ChangeRow): boolean {
+export function keeps(s: ChangeSelection, row: ChangeRow): boolean {
   return (
     (!s.entities || s.entities.includes(row.entity)) &&
     (!s.kinds || s.kinds.includes(row.kind)) &&

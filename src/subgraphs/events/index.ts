@@ -12,6 +12,7 @@ export interface EventsDeps extends SubgraphRuntime {
   db: Kysely<Tables>;
   /** The live streams of the log this process serves (feed.ts). */
   feed: ChangeFeed;
+  webhooks: EventsContext['webhooks'];
 }
 
 /** The events subgraph: the change log of every group, read as history and live (docs/events.md). */
@@ -21,6 +22,6 @@ export function createEventsSubgraph(deps: EventsDeps) {
     name: 'events',
     typeDefs: eventsTypeDefs,
     resolvers,
-    extendContext: (base) => ({ ...base, db: deps.db, feed: deps.feed }),
+    extendContext: (base) => ({ ...base, db: deps.db, feed: deps.feed, webhooks: deps.webhooks }),
   });
 }

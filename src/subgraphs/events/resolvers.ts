@@ -1,8 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { ChangeFilter, Resolvers } from '../../__generated__/events.ts';
 import { forwardConnection, pageSize } from '../../shared/cursors.ts';
-import { unauthenticated } from '../../shared/errors.ts';
-import { isAuthenticated } from '../../shared/identity.ts';
 import {
   before,
   type ChangePage,
@@ -15,30 +13,11 @@ import type { EventsContext } from './context.ts';
 import { decodePosition, encodePosition, type Position } from './cursor.ts';
 import { CURSOR_EXPIRED } from './error-codes.ts';
 import { StreamEnd, type StreamEvent } from './feed.ts';
+import { selection, tenant } from './tenancy.ts';
+import { webhookResolvers } from './webhooks/resolvers.ts';
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
-/** The most values one list of a ChangeFilter may hold. */
-export const MAX_FILTER_VALUES = 100;
-
-function tenant(ctx: EventsContext) {
-  if (!isAuthenticated(ctx.identity)) throw unauthenticated();
-  return ctx.identity;
-}
-
-function selection(filter: ChangeFilter | null | undefined): ChangeSelection {
-  const out: ChangeSelection = {};
-  for (const key of ['entities', 'kinds', 'profiles', 'ids'] as const) {
-    const values = filter?.[key];
-    if (values == null) continue;
-    if (values.length > MAX_FILTER_VALUES)
-      throw new GraphQLError(`\`filter.${key}\` may hold at most ${MAX_FILTER_VALUES} values.`, {
-        extensions: { code: 'BAD_USER_INPUT', argument: `filter.${key}`, maximum: MAX_FILTER_VALUES },
-      });
-    out[key] = values;
-  }
-  return out;
-}
 
 const positionOf = (r: ChangeRow) => [r.tx, r.seq];
 
@@ -90,10 +69,14 @@ async function stream(
   return ctx.feed.open(identity, chosen, position, ctx.signal);
 }
 
-export const resolvers: Resolvers = {
+const own: Resolvers = {
   Subscription: {
     changes: {
-      subscribe: (_root, { filter, after }, ctx) => stream(ctx, filter, after) as never,
+      subscribe: (
+        _root: unknown,
+        { filter, after }: { filter?: ChangeFilter | null; after?: string | null },
+        ctx: EventsContext,
+      ) => stream(ctx, filter, after) as never,
       // Each event is an entry of the log, or the error the stream ends with.
       resolve: (event: StreamEvent) => {
         if (event instanceof StreamEnd) throw event.error;
@@ -127,4 +110,11 @@ export const resolvers: Resolvers = {
     asset: (r) =>
       r.entity === 'ASSET' ? { __typename: 'Asset', profile: r.profile, id: r.entity_id } : null,
   },
+};
+
+/** The log's resolvers and the webhooks' (webhooks/resolvers.ts), one map per type. */
+export const resolvers: Resolvers = {
+  ...own,
+  ...webhookResolvers,
+  Query: { ...own.Query, ...webhookResolvers.Query },
 };

@@ -1,0 +1,237 @@
+import type { Kysely } from 'kysely';
+import { Webhook as Signer } from 'standardwebhooks';
+import type { WebhookSettings } from '../../../config/limits.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import { unseal } from '../../../shared/sealed.ts';
+import type { ChangeNotices } from '../../../storage/change-notices.ts';
+import type { TableWrites } from '../../../storage/table-writes.ts';
+import type { Tables } from '../../../storage/tables.ts';
+import { before, type ChangeRow, type ChangeSelection, readTail } from '../changes.repository.ts';
+import { encodePosition, type Position } from '../cursor.ts';
+import { CHANGES_CHANNEL, keeps, LOGGED_TABLES } from '../feed.ts';
+import { OutboundRefusal, post } from './outbound.ts';
+import {
+  claimDue,
+  type Due,
+  groupsWithWebhooks,
+  lockWebhooks,
+  queueDeliveries,
+  recordAttempt,
+} from './repository.ts';
+
+/** Deliveries sent at once by one process. */
+const CONCURRENCY = 20;
+/** Entries read from a group's log at once. */
+const PAGE = 500;
+const TICK_MS = 250;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface DispatcherOptions {
+  db: Kysely<Tables>;
+  log: Logger;
+  settings: WebhookSettings;
+  /** The key webhook secrets are sealed with. */
+  key: Uint8Array;
+  notices?: ChangeNotices;
+  writes?: TableWrites;
+}
+
+/**
+ * Delivers the change log to webhooks (docs/events.md#webhooks), in the process that serves the
+ * events subgraph; any number of processes may run it on one database. Two steps, every 250 ms
+ * and when the log grows:
+ *
+ * 1. Queue: for each group with an enabled webhook (one process at a time, an advisory lock taken
+ *    without waiting), the log after the webhooks' positions, read as a resuming reader reads it
+ *    (nothing can later appear behind it), becomes one delivery per change a webhook's filter
+ *    keeps; positions move in the same transaction, so a change is queued once, whatever dies when.
+ * 2. Send: due deliveries are taken for the attempt's length (a process that dies mid-attempt
+ *    leaves them to another once that runs out), signed by Standard Webhooks, POSTed through the
+ *    address guard (outbound.ts), and recorded per attempt: 2xx succeeds; `410 Gone` disables the
+ *    webhook; anything else is tried again on the schedule, with jitter, until it runs out; a
+ *    webhook failing for `disableAfterDays` is disabled.
+ */
+export class WebhookDispatcher {
+  readonly #options: DispatcherOptions;
+  readonly #timer: NodeJS.Timeout;
+  readonly #unwatch: (() => void)[] = [];
+  #running: Promise<void> | undefined;
+  #again = false;
+  #closed = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#options = options;
+    this.#timer = setInterval(() => this.wake(), TICK_MS);
+    this.#timer.unref();
+    if (options.notices)
+      this.#unwatch.push(
+        options.notices.subscribe(CHANGES_CHANNEL, { notice: () => this.wake(), live: () => {} }),
+      );
+    if (options.writes) this.#unwatch.push(options.writes.watch(LOGGED_TABLES, () => this.wake()));
+  }
+
+  /** Runs a round now (or right after the one running). */
+  wake(): void {
+    if (this.#closed) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        await this.#round();
+      } while (this.#again && !this.#closed);
+    })().finally(() => {
+      this.#running = undefined;
+    });
+  }
+
+  /** Waits for the round under way, for a test or a stop. */
+  async settled(): Promise<void> {
+    await this.#running;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    for (const u of this.#unwatch) u();
+    await this.#running;
+  }
+
+  async #round(): Promise<void> {
+    const { db, log } = this.#options;
+    try {
+      for (const group of await groupsWithWebhooks(db)) await this.#queue(group);
+      for (;;) {
+        const due = await claimDue(db, CONCURRENCY, this.#options.settings.timeoutMs * 2 + 5_000);
+        if (due.length === 0) break;
+        await Promise.all(due.map((d) => this.#send(d)));
+        if (due.length < CONCURRENCY || this.#closed) break;
+      }
+    } catch (e) {
+      log.warn({ err: (e as Error).message }, 'webhooks: a round failed; tried again shortly');
+    }
+  }
+
+  async #queue(group: string): Promise<void> {
+    const { db } = this.#options;
+    for (;;) {
+      const more = await db.transaction().execute(async (trx) => {
+        const webhooks = await lockWebhooks(trx, group);
+        if (!webhooks?.length) return false;
+        let from: Position = webhooks[0]!;
+        for (const w of webhooks) if (before(w, from)) from = w;
+        const { rows } = await readTail(trx, group, from, PAGE);
+        if (rows.length === 0) return false;
+        const queued: { webhookId: string; change: ChangeRow }[] = [];
+        for (const w of webhooks) {
+          const filter = w.filter as ChangeSelection;
+          for (const change of rows)
+            if (before(w, change) && keeps(filter, change)) queued.push({ webhookId: w.id, change });
+        }
+        const last = rows[rows.length - 1]!;
+        await queueDeliveries(
+          trx,
+          group,
+          queued,
+          webhooks.filter((w) => before(w, last)).map((w) => ({ webhookId: w.id, to: last })),
+        );
+        return rows.length === PAGE;
+      });
+      if (!more) return;
+    }
+  }
+
+  async #send(due: Due): Promise<void> {
+    const { settings, log, key, db } = this.#options;
+    const { delivery, webhook, change } = due;
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    if (!change) error = 'the change is no longer in the log (retention)';
+    else if (!webhook.enabled) error = `the webhook is disabled (${webhook.disabled_reason ?? 'by a user'})`;
+    else {
+      const body = payload(change, settings.maxPayloadBytes);
+      const signer = new Signer(unseal(key, webhook.secret));
+      const at = new Date();
+      try {
+        const sent = await post(
+          new URL(webhook.url),
+          body,
+          {
+            'content-type': 'application/json',
+            'user-agent': 'assetql-webhooks',
+            'webhook-id': delivery.id,
+            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+            'webhook-signature': signer.sign(delivery.id, at, body),
+          },
+          settings,
+        );
+        status = sent.status;
+        if (status < 200 || status > 299) error = sent.body.slice(0, 500) || null;
+      } catch (e) {
+        error = e instanceof OutboundRefusal ? e.message : 'the request failed';
+        if (!(e instanceof OutboundRefusal)) log.warn({ err: e }, 'webhooks: sending failed');
+      }
+    }
+    const durationMs = performance.now() - started;
+    const succeeded = status !== null && status >= 200 && status <= 299;
+    const attempt = delivery.attempts + 1;
+    const schedule = settings.retryScheduleSeconds;
+    const failingFor = webhook.failing_since ? Date.now() - webhook.failing_since.getTime() : 0;
+    let disable: string | undefined;
+    if (status === 410) disable = 'the endpoint answered 410 Gone';
+    else if (!succeeded && webhook.failing_since && failingFor > settings.disableAfterDays * DAY_MS)
+      disable = `failing for more than ${settings.disableAfterDays} days`;
+    const next =
+      succeeded || disable || !change || !webhook.enabled || attempt >= schedule.length
+        ? null
+        : new Date(Date.now() + jittered(schedule[attempt]! * 1000));
+    try {
+      await recordAttempt(
+        db,
+        due,
+        { status, error, durationMs },
+        { succeeded, next, ...(disable ? { disable } : {}) },
+      );
+    } catch (e) {
+      log.warn({ err: (e as Error).message }, 'webhooks: recording an attempt failed');
+    }
+  }
+}
+
+/** Within ±20% of `ms`: endpoints that failed together are not tried again together. */
+function jittered(ms: number): number {
+  return ms * (0.8 + Math.random() * 0.4);
+}
+
+/**
+ * The Standard Webhooks payload of a change: `type` (`change.created`, …), `timestamp` and
+ * `data`, the change as `Query.changes` gives it. Larger than `max` bytes, `data` keeps all but
+ * the patch and values, and says so (`truncated`): `change(cursor:)` gives the rest.
+ */
+export function payload(change: ChangeRow, max: number): string {
+  const data = {
+    cursor: encodePosition(change),
+    kind: change.kind,
+    entity: change.entity,
+    profile: change.profile === '' ? null : change.profile,
+    entityId: change.entity_id === '' ? null : change.entity_id,
+    version: change.version,
+    at: change.at.toISOString(),
+    actor: change.actor_kind && change.actor ? { kind: change.actor_kind, name: change.actor } : null,
+    correlationId: change.correlation_id,
+  };
+  const full = JSON.stringify({
+    type: `change.${change.kind.toLowerCase()}`,
+    timestamp: change.at.toISOString(),
+    data: { ...data, patch: change.patch, before: change.before, after: change.after },
+  });
+  if (Buffer.byteLength(full) <= max) return full;
+  return JSON.stringify({
+    type: `change.${change.kind.toLowerCase()}`,
+    timestamp: change.at.toISOString(),
+    data: { ...data, truncated: true },
+  });
+}
