@@ -114,8 +114,10 @@ export class GatewayExecution<C extends Caller = Caller> {
   /** The route of an operation, decided the first time it is asked for. */
   route(operation: Operation): Route {
     return operation.get(ROUTE, () => {
-      if (!operation.definition || operation.type === 'subscription') return PLANNED;
+      if (!operation.definition) return PLANNED;
+      // A subscription goes direct only to a subgraph that streams it itself (in this process).
       const subgraph = this.#direct?.decide(operation);
+      if (operation.type === 'subscription') return subgraph ? { kind: 'direct', subgraph } : PLANNED;
       if (subgraph) return { kind: 'direct', subgraph };
       const plan = this.#joined?.decide(operation);
       return plan ? { kind: 'joined', plan } : PLANNED;
@@ -167,6 +169,41 @@ export class GatewayExecution<C extends Caller = Caller> {
       result = await planned();
     }
     return this.shape(result, operation, caller);
+  }
+
+  /**
+   * Runs an admitted subscription on the direct route: the subgraph streams it whole (in this
+   * process, no planner between), each event shaped for the client as a result of its own.
+   */
+  async subscribe(
+    operation: Operation,
+    admitted: Admitted,
+    caller: C,
+    options: { signal?: AbortSignal; lastEventId?: string | null },
+  ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const route = this.route(operation);
+    if (route.kind !== 'direct' || !route.subgraph.subscribe)
+      throw new Error('a subscription is streamed on the direct route only');
+    const name = route.subgraph.name;
+    const events = await route.subgraph.subscribe({
+      operation,
+      variables: admitted.variables,
+      caller,
+      ...(options.signal ? { signal: options.signal } : {}),
+      lastEventId: options.lastEventId ?? null,
+    });
+    if (!(Symbol.asyncIterator in events)) return this.shape(named(events, name), operation, caller);
+    const shaped: AsyncIterableIterator<ExecutionResult> = {
+      [Symbol.asyncIterator]: () => shaped,
+      next: async () => {
+        const event = await events.next();
+        return event.done
+          ? event
+          : { done: false, value: this.shape(named(event.value, name), operation, caller) };
+      },
+      return: async () => (await events.return?.()) ?? { done: true, value: undefined },
+    };
+    return shaped;
   }
 
   /** A result (or a refusal) as the client gets it from the gateway (shape.ts). */

@@ -56,6 +56,11 @@ export class SubgraphExecution<C extends ExecutionContext> {
   readonly #plans: OperationPlans<C> | undefined;
   readonly #log: Logger;
   readonly #maxErrors: number;
+  /**
+   * Each subscription event's results, by operation and by variables and caller: kept as long as
+   * the event itself (a change the feed offered every stream of its group).
+   */
+  readonly #sharedEvents = new WeakMap<object, Map<Operation, Map<string, Promise<ExecutionResult>>>>();
 
   constructor(options: SubgraphExecutionOptions<C>) {
     const { documentLimits } = options;
@@ -107,13 +112,18 @@ export class SubgraphExecution<C extends ExecutionContext> {
    * Runs an admitted subscription: its source stream (the root field's `subscribe`), then each
    * event executed as a response of its own, with a context of its own from `eventContext` (a
    * budget per event, not one spent over the stream's life), within the same bounds and masked as
-   * any answer. A subscription refused at its start is answered as one result.
+   * any answer. With `shared` (results only read, never changed, by what receives them: the
+   * gateway's direct route), an event is executed once for every stream of the same operation,
+   * variables and caller (its result depends on nothing else: every stream offered an event is of
+   * its group).
+   * A subscription refused at its start is answered as one result.
    */
   async subscribe(
     operation: Operation,
     admitted: Admitted,
     contextValue: C,
     eventContext: () => C,
+    options: { shared?: boolean } = {},
   ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const args: ExecutionArgs = {
       schema: this.#schema,
@@ -130,7 +140,30 @@ export class SubgraphExecution<C extends ExecutionContext> {
     }
     if (!(Symbol.asyncIterator in source)) return this.#bounded(source, contextValue);
     const events = (source as AsyncIterable<unknown>)[Symbol.asyncIterator]();
-    const each = async (payload: unknown): Promise<ExecutionResult> => {
+    // Streams of the same operation, variables and caller get the same result of the same event:
+    // worked out once for all of them (a group's hundred dashboards, one execution a change).
+    const { identity } = contextValue as unknown as { identity?: { kind: string; username: string | null } };
+    const sharedAs = `${identity?.kind}\u0000${identity?.username}\u0000${JSON.stringify(admitted.variables)}`;
+    const each = (payload: unknown): Promise<ExecutionResult> => {
+      if (!options.shared || typeof payload !== 'object' || payload === null) return run(payload);
+      let byOperation = this.#sharedEvents.get(payload);
+      if (!byOperation) {
+        byOperation = new Map();
+        this.#sharedEvents.set(payload, byOperation);
+      }
+      let results = byOperation.get(operation);
+      if (!results) {
+        results = new Map();
+        byOperation.set(operation, results);
+      }
+      let result = results.get(sharedAs);
+      if (!result) {
+        result = run(payload);
+        results.set(sharedAs, result);
+      }
+      return result;
+    };
+    const run = async (payload: unknown): Promise<ExecutionResult> => {
       const context = eventContext();
       let result: ExecutionResult;
       try {

@@ -58,6 +58,11 @@ export interface LocalOperation {
   signal?: AbortSignal;
   /** The SSE `Last-Event-ID` the client sent, for a subscription that resumes after it. */
   lastEventId?: string | null;
+  /**
+   * A subscription's results are only read by the caller, never changed: one event's result may
+   * be shared by every stream of the same operation, variables and caller @default false
+   */
+  shared?: boolean;
 }
 
 export interface LocalResult {

@@ -312,7 +312,9 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
       if (isRefused(admission)) return { errors: [...admission.refused] };
       try {
         const contextValue = await options.extendContext(base, LOCAL_REQUEST);
-        return await execution.subscribe(record, admission, contextValue, () => eventContext(contextValue));
+        return await execution.subscribe(record, admission, contextValue, () => eventContext(contextValue), {
+          shared: operation.shared ?? false,
+        });
       } catch (e) {
         return { errors: [execution.mask(e)] };
       }

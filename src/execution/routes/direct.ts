@@ -13,7 +13,7 @@ import type { Operation } from '../operation.ts';
 import type { SubgraphTransport } from '../transports/transport.ts';
 
 /** What deciding a route needs of a subgraph: its name, SDL and schema. */
-export type PlannableSubgraph = Pick<SubgraphTransport, 'name' | 'typeDefs' | 'schema'>;
+export type PlannableSubgraph = Pick<SubgraphTransport, 'name' | 'typeDefs' | 'schema' | 'subscribe'>;
 
 /**
  * The direct route: which subgraph can answer an operation on its own, if any.
@@ -32,7 +32,9 @@ export type PlannableSubgraph = Pick<SubgraphTransport, 'name' | 'typeDefs' | 's
  * - selects no field S marks `@external` (S may not resolve those) and none that `@requires`
  *   or `@provides` (the planner would fetch or trust other subgraphs' data for them);
  * - introspects nothing but `__typename` (`__schema`/`__type` must describe the supergraph,
- *   not S with its `_entities`), and is not a subscription or deferred/streamed.
+ *   not S with its `_entities`), and is not deferred/streamed;
+ * - is not a subscription, unless S can stream it to the gateway itself (`subscribe`: a subgraph
+ *   in this process); over HTTP the runtime carries subscriptions.
  */
 export class DirectRoutes<S extends PlannableSubgraph = PlannableSubgraph> {
   readonly #subgraphs: readonly Candidate<S>[];
@@ -44,10 +46,14 @@ export class DirectRoutes<S extends PlannableSubgraph = PlannableSubgraph> {
   /** The subgraph that answers the whole operation alone, or null to plan it across subgraphs. */
   decide(operation: Operation): S | null {
     const definition = operation.definition;
-    if (!definition || definition.operation === 'subscription') return null;
+    if (!definition) return null;
+    const subscription = definition.operation === 'subscription';
     // Only the operation that runs counts: other operations of the document may need others.
     const alone = operationAlone(operation.document, definition);
     for (const c of this.#subgraphs) {
+      if (subscription && !c.subgraph.subscribe) continue;
+      // Validation does not ask whether the schema has the operation's root type at all.
+      if (!c.subgraph.schema.getRootType(definition.operation)) continue;
       if (validate(c.subgraph.schema, alone, specifiedRules).length > 0) continue;
       if (selectsAnythingUnsafe(alone, c)) continue;
       return c.subgraph;

@@ -24,5 +24,18 @@ export function inProcessSubgraph(subgraph: Subgraph): SubgraphTransport {
         checked: true,
         ...(signal ? { signal } : {}),
       }),
+    subscribe: ({ operation, variables, caller, signal, lastEventId }) =>
+      subgraph.subscribeLocally({
+        document: operation.document,
+        operationName: operation.operationName,
+        variableValues: variables,
+        identity: receivedIdentity(caller.identity),
+        requestId: caller.requestId,
+        checked: true,
+        lastEventId: lastEventId ?? null,
+        // The gateway's direct route only shapes and writes them: one result for many streams.
+        shared: true,
+        ...(signal ? { signal } : {}),
+      }),
   };
 }

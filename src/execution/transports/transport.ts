@@ -1,4 +1,4 @@
-import type { GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { Identity } from '../../shared/identity.ts';
 import type { LocalResult } from '../../shared/subgraph.ts';
 import type { Operation } from '../operation.ts';
@@ -25,6 +25,8 @@ export interface SubgraphRequest {
    * process stops resolving, one over HTTP is no longer waited for.
    */
   signal?: AbortSignal;
+  /** A subscription's SSE `Last-Event-ID`, which it resumes after. */
+  lastEventId?: string | null;
 }
 
 /**
@@ -38,6 +40,11 @@ export interface SubgraphTransport {
   /** The subgraph's schema as the gateway knows it (from its SDL): what route decisions are made against. */
   readonly schema: GraphQLSchema;
   execute(request: SubgraphRequest): Promise<LocalResult>;
+  /**
+   * Runs a subscription whole and streams its events (each a result of its own), or answers its
+   * refusal; a subgraph in this process only (over HTTP the runtime carries subscriptions).
+   */
+  subscribe?(request: SubgraphRequest): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
   /** Lets go of what it holds (a remote subgraph's connections). */
   close?(): Promise<void>;
 }

@@ -83,12 +83,12 @@ function sse(
           controller.close();
           return;
         }
-        // One id per subgraph event, one result per subgraph event, in order.
-        const id = ids.shift();
+        // A result that carries its id (the direct route: the subgraph's own result) says it;
+        // else one id per subgraph event, one result per subgraph event, in order.
+        const own = next.value.extensions?.eventId;
+        const id = typeof own === 'string' ? own : ids.shift();
         const line = id && !/[\r\n]/.test(id) ? `id: ${id}\n` : '';
-        controller.enqueue(
-          encoder.encode(`${line}event: next\ndata: ${JSON.stringify(withoutInternals(next.value))}\n\n`),
-        );
+        controller.enqueue(encoder.encode(`${line}event: next\ndata: ${serialised(next.value)}\n\n`));
       } catch (e) {
         clearInterval(heartbeat);
         controller.error(e);
@@ -109,6 +109,17 @@ function sse(
       'x-accel-buffering': 'no',
     },
   });
+}
+
+/** A result as written, once for every stream that writes the same result (a shared event's). */
+const written = new WeakMap<ExecutionResult, string>();
+function serialised(result: ExecutionResult): string {
+  let text = written.get(result);
+  if (text === undefined) {
+    text = JSON.stringify(withoutInternals(result));
+    written.set(result, text);
+  }
+  return text;
 }
 
 /** What Yoga keeps to itself of a result: the HTTP hints in `extensions`, and the event id. */

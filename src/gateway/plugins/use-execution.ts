@@ -4,6 +4,7 @@ import { DECLINED, type GatewayExecution } from '../../execution/gateway.ts';
 import type { Operation } from '../../execution/operation.ts';
 import { bodyBytes } from '../../execution/request-body.ts';
 import { type PlainRequest, plainRequest, respond } from '../../execution/respond.ts';
+import { LAST_EVENT_ID_HEADER } from '../../shared/identity.ts';
 import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
 import type { OperationSpan, PreparedSpan } from '../../shared/tracing.ts';
 import type { Plugin } from '../http.ts';
@@ -140,7 +141,7 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
     },
     // A subscription gets the same admission (variables, inputs, price), then the runtime's
     // planner carries it: its events come from the subgraph that serves the root field.
-    onSubscribe({ args, setResultAndStopExecution }) {
+    onSubscribe({ args, setResultAndStopExecution, setSubscribeFn }) {
       const context = args.contextValue as Context & { request?: Request };
       execution.learn(args.schema);
       const operation = execution.operations.of(args.document, args.operationName);
@@ -149,8 +150,19 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
         variables: args.variableValues as Record<string, unknown> | undefined,
         requestBytes: context.request ? bodyBytes(context.request) : undefined,
       });
-      if (isRefused(admission))
+      if (isRefused(admission)) {
         setResultAndStopExecution(execution.shape({ errors: [...admission.refused] }, operation, context));
+        return;
+      }
+      // One subgraph in this process streams it whole: no planner between it and the client.
+      if (execution.route(operation).kind === 'direct')
+        setSubscribeFn(
+          () =>
+            execution.subscribe(operation, admission, context, {
+              ...(context.request ? { signal: context.request.signal } : {}),
+              lastEventId: context.request?.headers.get(LAST_EVENT_ID_HEADER) ?? null,
+            }) as never,
+        );
     },
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const context = args.contextValue as Context & { request?: Request };
