@@ -213,6 +213,19 @@ export const schema = z
      * "maxWaitMs": 10000 }`; unnamed settings keep their defaults (`DEFAULT_FAIRNESS`).
      */
     /**
+     * `ASSETQL_NATS_URL`: a NATS server with JetStream (`nats://host:4222`) the change log is
+     * relayed to (docs/events.md#nats-jetstream); off without.
+     */
+    natsUrl: z
+      .string()
+      .regex(/^(nats|tls):\/\/[^\s]+$/, { error: 'must be a nats:// or tls:// URL' })
+      .optional(),
+    /** `ASSETQL_NATS_STREAM`: the JetStream stream's name; its subjects are the name in lower case, `_` as `.` @default ASSETQL_CHANGES */
+    natsStream: z
+      .string()
+      .regex(/^[A-Z][A-Z0-9_]{0,63}$/, { error: 'must be capital letters, digits and _, at most 64' })
+      .default('ASSETQL_CHANGES'),
+    /**
      * `ASSETQL_WEBHOOKS`: JSON settings of webhook delivery (docs/events.md#webhooks), e.g.
      * `{ "allowedHosts": ["hooks.internal:8443"], "timeoutMs": 5000 }`; unnamed settings keep
      * their defaults (`DEFAULT_WEBHOOKS`).

@@ -169,18 +169,15 @@ export function graphqlOverWebSocket(options: WebSocketOptions): WebSocketDoor {
 }
 
 function sameOrigin(origin: string, request: IncomingMessage): boolean {
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
+  return URL.canParse(origin) && new URL(origin).host === request.headers.host;
 }
 
 /** A result as the pipeline wrote it; what is not one (it never should be) is told as an error. */
 function parsedResult(text: string): ExecutionResult {
   try {
     return JSON.parse(text) as ExecutionResult;
-  } catch {
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
     return { errors: [new GraphQLError('The answer could not be read.')] };
   }
 }

@@ -32,6 +32,7 @@ import { configuredMessenger } from '../subgraphs/auth/messaging/configured.ts';
 import { eventsDescriptor } from '../subgraphs/events/descriptor.ts';
 import { ChangeFeed } from '../subgraphs/events/feed.ts';
 import { createEventsSubgraph, eventsTypeDefs } from '../subgraphs/events/index.ts';
+import { NatsRelay } from '../subgraphs/events/relay.ts';
 import { ChangeRetention } from '../subgraphs/events/retention.ts';
 import { WebhookDispatcher } from '../subgraphs/events/webhooks/dispatcher.ts';
 import { issuesDescriptor } from '../subgraphs/issues/descriptor.ts';
@@ -150,6 +151,8 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   const drainers: (() => void | Promise<void>)[] = [];
   /** What must be settled before the app serves (each resolves, never rejects). */
   const starting: Promise<void>[] = [];
+  /** What must have started before the app serves: a failure fails the start. */
+  const required: Promise<void>[] = [];
 
   const makeMessenger = () => {
     const messenger = configuredMessenger(config, database.db);
@@ -236,6 +239,25 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
           writes: database.writes,
         });
         closers.push(() => dispatcher.close());
+        if (config.natsUrl) {
+          const relay = new NatsRelay({
+            db: database.db,
+            log,
+            url: config.natsUrl,
+            stream: config.natsStream,
+            notices,
+            writes: database.writes,
+            heard: (group) => feed.heard(group),
+          });
+          required.push(
+            relay.start().catch((e: Error) => {
+              throw new Error(
+                `ASSETQL_NATS_URL: cannot relay the change log to NATS JetStream (${e.message})`,
+              );
+            }),
+          );
+          closers.push(() => relay.close());
+        }
         return createEventsSubgraph({
           ...deps,
           feed,
@@ -330,6 +352,14 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
     closers.push(() => notices.close());
   }
   await Promise.all(starting);
+  try {
+    await Promise.all(required);
+  } catch (e) {
+    await closeRole();
+    for (const close of closers) await close();
+    if (ownsDatabase) await database.close();
+    throw e;
+  }
   let closing: Promise<void> | undefined;
   return {
     config,

@@ -22,6 +22,7 @@ import * as profileNotices from './migrations/20261125T0200_profile_change_notic
 import * as sessionNotices from './migrations/20261127T0100_session_change_notices.ts';
 import * as changeLog from './migrations/20261128T0100_change_log.ts';
 import * as webhooks from './migrations/20261128T0200_webhooks.ts';
+import * as changeRelay from './migrations/20261128T0300_change_relay.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '20261127T0100_session_change_notices': sessionNotices,
   '20261128T0100_change_log': changeLog,
   '20261128T0200_webhooks': webhooks,
+  '20261128T0300_change_relay': changeRelay,
 };
 
 /**

@@ -315,6 +315,13 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
 }
 
+/** How far into each group's log the NATS relay has published. */
+export interface ChangeRelayPositionsTable {
+  user_group: string;
+  tx: ColumnType<string, string, string>;
+  seq: ColumnType<string, string, string>;
+}
+
 /** The newest position pruning took of each group's log. */
 export interface ChangeHorizonsTable {
   user_group: string;
@@ -348,4 +355,5 @@ export interface Tables {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  change_relay_positions: ChangeRelayPositionsTable;
 }

@@ -39,7 +39,12 @@ beforeAll(() => {
 
 afterAll(async () => {
   if (server && server.exitCode === null) {
-    process.kill(-server.pid!, 'SIGKILL');
+    try {
+      process.kill(-server.pid!, 'SIGKILL');
+    } catch (e) {
+      // Its group is already gone (it is exiting): nothing left to kill.
+      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+    }
     await exited(server);
   }
   rmSync(COPY, { recursive: true, force: true });

@@ -45,6 +45,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index webhook_deliveries_of on webhook_deliveries (user_group, webhook_id, tx, seq)`.execute(
     db,
   );
+  // Processes deliver only while a webhook exists: they hear of one made, changed or deleted
+  // elsewhere by this notice, rather than asking the database over and over.
+  await sql`
+    create function webhooks_changed() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('assetql_webhooks', '');
+      return null;
+    end $$`.execute(db);
+  await sql`
+    create trigger webhooks_changed after insert or update or delete on webhooks
+    for each statement execute function webhooks_changed()`.execute(db);
   await sql`
     create table webhook_attempts (
       user_group text not null,
@@ -63,4 +74,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table webhook_attempts`.execute(db);
   await sql`drop table webhook_deliveries`.execute(db);
   await sql`drop table webhooks`.execute(db);
+  await sql`drop function webhooks_changed()`.execute(db);
 }

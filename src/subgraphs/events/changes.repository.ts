@@ -135,3 +135,16 @@ export async function pruneChanges(db: Kysely<Tables>, cutoff: Date, batch: numb
     select count(*)::text as deleted from gone`.execute(db);
   return Number(rows[0]?.deleted ?? 0);
 }
+
+/** Every group with an entry in the log, one index probe per group (a loose index scan). */
+export async function groupsInLog(db: Kysely<Tables>): Promise<string[]> {
+  const { rows } = await sql<{ user_group: string }>`
+    with recursive g as (
+      (select user_group from changes order by user_group limit 1)
+      union all
+      select (select c.user_group from changes c where c.user_group > g.user_group order by c.user_group limit 1)
+      from g where g.user_group is not null
+    )
+    select user_group from g where user_group is not null`.execute(db);
+  return rows.map((r) => r.user_group);
+}

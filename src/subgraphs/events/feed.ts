@@ -2,20 +2,15 @@ import { GraphQLError } from 'graphql';
 import type { Kysely } from 'kysely';
 import type { Identity } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { EVENT_ID } from '../../shared/subgraph.ts';
 import type { ChangeNotices } from '../../storage/change-notices.ts';
 import type { TableWrites } from '../../storage/table-writes.ts';
 import type { Tables } from '../../storage/tables.ts';
-import {
-  before,
-  type ChangeRow,
-  type ChangeSelection,
-  listChanges,
-  readTail,
-  tailOf,
-} from './changes.repository.ts';
-import { encodePosition, type Position } from './cursor.ts';
-import { SESSION_ENDED, SHUTTING_DOWN, SLOW_CONSUMER, TOO_MANY_STREAMS } from './error-codes.ts';
+import { type ChangeRow, type ChangeSelection, listChanges, readTail, tailOf } from './changes.repository.ts';
+import type { Position } from './cursor.ts';
+import { SESSION_ENDED, SHUTTING_DOWN, TOO_MANY_STREAMS } from './error-codes.ts';
+import { holderOf, PAGE, Stream, type StreamEvent, type StreamHost } from './stream.ts';
+
+export { keeps, StreamEnd, type StreamEvent } from './stream.ts';
 
 /** The channel the change log's triggers notify on, with the group as payload (migration 20261128T0100). */
 export const CHANGES_CHANNEL = 'assetql_changes';
@@ -59,18 +54,6 @@ export interface ChangeFeedOptions {
   checkMs?: number;
 }
 
-/** A stream's last event: the error it ends with. */
-export class StreamEnd {
-  readonly error: GraphQLError;
-  constructor(error: GraphQLError) {
-    this.error = error;
-  }
-}
-
-export type StreamEvent = ChangeRow | StreamEnd;
-
-/** Entries read from a tail, or replayed, at once. */
-const PAGE = 500;
 /** Without a word of a change (a lost notice), a tail is read this often anyway, notices or not. */
 const SAFETY_READ_MS = 5_000;
 const TICK_MS = 100;
@@ -88,7 +71,7 @@ const TICK_MS = 100;
  * them, then joins its group's tail and reads once more up to it, delivering only what comes
  * after the last entry it delivered: no gap and no duplicate at the seam.
  */
-export class ChangeFeed {
+export class ChangeFeed implements StreamHost {
   readonly #db: Kysely<Tables>;
   readonly #log: Logger;
   readonly #limits: StreamLimits;
@@ -129,6 +112,12 @@ export class ChangeFeed {
       setInterval(() => void this.#check(), options.checkMs ?? 500),
     ];
     for (const t of this.#timers) t.unref();
+  }
+
+  /** Another source says `group`'s log grew (the NATS relay's subject): its tail is read now. */
+  heard(group: string): void {
+    const tail = this.#tails.get(group);
+    if (tail) void this.#read(tail);
   }
 
   /** How many streams are open in this process. */
@@ -296,188 +285,6 @@ class Tail {
   }
 }
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-
-/**
- * One client's stream: the replay (when resuming), then what its tail offers, buffered up to a
- * bound until its client reads it, delivered only past the last entry it delivered. Not an async
- * generator: one waiting on the database could not be ended until the wait is over, and a client
- * that goes away must let go of everything at once.
- */
-class Stream implements AsyncIterableIterator<StreamEvent> {
-  readonly group: string;
-  readonly holder: string;
-  #queue: ChangeRow[] = [];
-  #head = 0;
-  /** The last entry delivered, or where the stream started. */
-  #last: Position | undefined;
-  /** Replaying: the page being delivered and where in it; null once live. */
-  #page: ChangeRow[] | null = null;
-  #at = 0;
-  /** Replay pages left before joining the tail (`first`), or after joining (`seam`). */
-  #phase: 'replay' | 'seam' | 'live';
-  #end: StreamEnd | undefined;
-  #done = false;
-  #waiter: (() => void) | undefined;
-  readonly feed: ChangeFeed;
-  readonly identity: Identity & { userGroup: string };
-  readonly selection: ChangeSelection;
-  readonly buffer: number;
-
-  constructor(
-    feed: ChangeFeed,
-    identity: Identity & { userGroup: string },
-    selection: ChangeSelection,
-    after: Position | undefined,
-    buffer: number,
-  ) {
-    this.feed = feed;
-    this.identity = identity;
-    this.selection = selection;
-    this.buffer = buffer;
-    this.group = identity.userGroup;
-    this.holder = holderOf(identity);
-    this.#last = after;
-    this.#phase = after ? 'replay' : 'live';
-  }
-
-  /** Ended, or ending: offered nothing more. */
-  get done(): boolean {
-    return this.#done || this.#end !== undefined;
-  }
-
-  [Symbol.asyncIterator]() {
-    return this;
-  }
-
-  /** Joined the tail at `position`: a stream that starts now starts there. */
-  joined(position: Position | undefined): void {
-    if (this.#phase === 'live' && !this.#last) this.#last = position;
-  }
-
-  /** An entry of the group's log, as its tail read it. */
-  offer(row: ChangeRow): void {
-    if (this.#done || this.#end || !keeps(this.selection, row)) return;
-    if (this.#queue.length - this.#head >= this.buffer) {
-      const at = this.#last ? { cursor: encodePosition(this.#last) } : {};
-      this.end(
-        new GraphQLError(
-          `The stream fell more than ${this.buffer} changes behind its client; resume from the last cursor read.`,
-          { extensions: { code: SLOW_CONSUMER, limit: 'buffer', maximum: this.buffer, ...at } },
-        ),
-      );
-      return;
-    }
-    this.#queue.push(row);
-    this.#wake();
-  }
-
-  /** Ends the stream with `error` as its last event; what waited in its buffer is dropped. */
-  end(error: GraphQLError): void {
-    if (this.#done || this.#end) return;
-    this.#end = new StreamEnd(error);
-    this.#queue = [];
-    this.#head = 0;
-    this.#page = null;
-    this.feed.detach(this);
-    this.#wake();
-  }
-
-  async next(): Promise<IteratorResult<StreamEvent>> {
-    for (;;) {
-      if (this.#done) return DONE;
-      if (this.#end) {
-        const end = this.#end;
-        this.#finish();
-        return { done: false, value: end };
-      }
-      if (this.#page && this.#at < this.#page.length) {
-        const row = this.#page[this.#at++]!;
-        this.#last = row;
-        return { done: false, value: identified(row) };
-      }
-      if (this.#phase !== 'live') {
-        await this.#replayPage();
-        continue;
-      }
-      while (this.#head < this.#queue.length) {
-        const row = this.#queue[this.#head++]!;
-        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-          this.#queue = this.#queue.slice(this.#head);
-          this.#head = 0;
-        }
-        if (this.#last && !before(this.#last, row)) continue;
-        this.#last = row;
-        return { done: false, value: identified(row) };
-      }
-      await new Promise<void>((resolve) => {
-        this.#waiter = resolve;
-      });
-    }
-  }
-
-  return(): Promise<IteratorResult<StreamEvent>> {
-    this.#finish();
-    return Promise.resolve(DONE);
-  }
-
-  throw(): Promise<IteratorResult<StreamEvent>> {
-    return this.return();
-  }
-
-  async #replayPage(): Promise<void> {
-    try {
-      const rows = await this.feed.replay(this.group, this.selection, this.#last);
-      if (this.#done || this.#end) return;
-      this.#page = rows;
-      this.#at = 0;
-      if (rows.length >= PAGE) return;
-      // The replay caught up: join the tail, then read once more up to where it stands.
-      if (this.#phase === 'replay') {
-        this.#phase = 'seam';
-        await this.feed.attach(this);
-      } else this.#phase = 'live';
-    } catch (e) {
-      this.end(e instanceof GraphQLError ? e : replayFailed());
-    }
-  }
-
-  #wake(): void {
-    const w = this.#waiter;
-    this.#waiter = undefined;
-    w?.();
-  }
-
-  #finish(): void {
-    this.#done = true;
-    this.#queue = [];
-    this.#page = null;
-    this.feed.detach(this);
-    this.#wake();
-  }
-}
-
-/** The entry with its cursor as its event's id (the SSE `id`), worked out once for every stream. */
-function identified(row: ChangeRow): ChangeRow {
-  const r = row as ChangeRow & { [EVENT_ID]?: string };
-  r[EVENT_ID] ??= encodePosition(row);
-  return r;
-}
-
-export function keeps(s: ChangeSelection, row: ChangeRow): boolean {
-  return (
-    (!s.entities || s.entities.includes(row.entity)) &&
-    (!s.kinds || s.kinds.includes(row.kind)) &&
-    (!s.profiles || s.profiles.includes(row.profile)) &&
-    (!s.ids || s.ids.includes(row.entity_id))
-  );
-}
-
-/** Streams are counted per session (or API key); an identity without one, per user. */
-function holderOf(identity: Identity): string {
-  return identity.sessionHash ?? `user:${identity.userGroup}:${identity.username}`;
-}
-
 function tooManyStreams(limit: keyof StreamLimits, maximum: number): GraphQLError {
   const who = limit === 'perSession' ? 'a session' : 'a group';
   return new GraphQLError(`At most ${maximum} change streams may be open at once for ${who}.`, {
@@ -495,11 +302,5 @@ function sessionEnded(): GraphQLError {
 function shuttingDown(): GraphQLError {
   return new GraphQLError('The server is stopping; resume from the last cursor read.', {
     extensions: { code: SHUTTING_DOWN },
-  });
-}
-
-function replayFailed(): GraphQLError {
-  return new GraphQLError('The change log could not be read; resume from the last cursor read.', {
-    extensions: { code: 'SERVICE_UNAVAILABLE' },
   });
 }

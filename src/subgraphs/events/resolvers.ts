@@ -12,7 +12,7 @@ import {
 import type { EventsContext } from './context.ts';
 import { decodePosition, encodePosition, type Position } from './cursor.ts';
 import { CURSOR_EXPIRED } from './error-codes.ts';
-import { StreamEnd, type StreamEvent } from './feed.ts';
+import { StreamEnd, type StreamEvent } from './stream.ts';
 import { selection, tenant } from './tenancy.ts';
 import { webhookResolvers } from './webhooks/resolvers.ts';
 

@@ -6,15 +6,19 @@ import { unseal } from '../../../shared/sealed.ts';
 import type { ChangeNotices } from '../../../storage/change-notices.ts';
 import type { TableWrites } from '../../../storage/table-writes.ts';
 import type { Tables } from '../../../storage/tables.ts';
+import { changeJson } from '../change-json.ts';
 import { before, type ChangeRow, type ChangeSelection, readTail } from '../changes.repository.ts';
-import { encodePosition, type Position } from '../cursor.ts';
-import { CHANGES_CHANNEL, keeps, LOGGED_TABLES } from '../feed.ts';
+import type { Position } from '../cursor.ts';
+import { CHANGES_CHANNEL, LOGGED_TABLES } from '../feed.ts';
+import { keeps } from '../stream.ts';
 import { OutboundRefusal, post } from './outbound.ts';
 import {
+  anyWebhook,
   claimDue,
   type Due,
   groupsWithWebhooks,
   lockWebhooks,
+  nextDue,
   queueDeliveries,
   recordAttempt,
 } from './repository.ts';
@@ -23,7 +27,12 @@ import {
 const CONCURRENCY = 20;
 /** Entries read from a group's log at once. */
 const PAGE = 500;
-const TICK_MS = 250;
+/** The longest a process waits before it looks again while webhooks exist (another's due deliveries). */
+const IDLE_MS = 30_000;
+/** How often the log is read while notices are not heard, or entries are held back. */
+const POLL_MS = 250;
+/** The channel the webhooks table's trigger notifies on (migration 20261128T0200). */
+export const WEBHOOKS_CHANNEL = 'assetql_webhooks';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface DispatcherOptions {
@@ -38,8 +47,9 @@ export interface DispatcherOptions {
 
 /**
  * Delivers the change log to webhooks (docs/events.md#webhooks), in the process that serves the
- * events subgraph; any number of processes may run it on one database. Two steps, every 250 ms
- * and when the log grows:
+ * events subgraph; any number of processes may run it on one database. It asks the database
+ * nothing while no webhook exists (it hears of one made: the table's notice, or this process's
+ * write); else it runs when the log grows, when the next delivery is due, and every 30 s. Two steps:
  *
  * 1. Queue: for each group with an enabled webhook (one process at a time, an advisory lock taken
  *    without waiting), the log after the webhooks' positions, read as a resuming reader reads it
@@ -53,21 +63,54 @@ export interface DispatcherOptions {
  */
 export class WebhookDispatcher {
   readonly #options: DispatcherOptions;
-  readonly #timer: NodeJS.Timeout;
+  #timer: NodeJS.Timeout | undefined;
   readonly #unwatch: (() => void)[] = [];
   #running: Promise<void> | undefined;
   #again = false;
   #closed = false;
+  /** Whether an enabled webhook exists; undefined until asked again (one was made or changed). */
+  #any: boolean | undefined;
+  /** Without notices on PostgreSQL, another process's new webhook is looked for this often. */
+  #deaf = true;
 
   constructor(options: DispatcherOptions) {
     this.#options = options;
-    this.#timer = setInterval(() => this.wake(), TICK_MS);
-    this.#timer.unref();
-    if (options.notices)
+    const changed = () => {
+      this.#any = undefined;
+      this.wake();
+    };
+    if (options.notices) {
       this.#unwatch.push(
-        options.notices.subscribe(CHANGES_CHANNEL, { notice: () => this.wake(), live: () => {} }),
+        options.notices.subscribe(CHANGES_CHANNEL, { notice: () => this.#changes(), live: () => {} }),
+        options.notices.subscribe(WEBHOOKS_CHANNEL, {
+          notice: changed,
+          live: (live) => {
+            this.#deaf = !live;
+            if (live) changed();
+          },
+        }),
       );
-    if (options.writes) this.#unwatch.push(options.writes.watch(LOGGED_TABLES, () => this.wake()));
+    }
+    if (options.writes)
+      this.#unwatch.push(
+        options.writes.watch(LOGGED_TABLES, () => this.#changes()),
+        options.writes.watch(['webhooks', 'webhook_deliveries'], changed),
+      );
+    // Nothing is asked of the database until there is something to do: a first look at start.
+    this.wake();
+  }
+
+  /** The log grew: a round, if a webhook may want it. */
+  #changes(): void {
+    if (this.#any !== false) this.wake();
+  }
+
+  /** The next round in `ms` (sooner wakes override it). */
+  #later(ms: number): void {
+    if (this.#closed) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.wake(), Math.max(20, Math.min(ms, IDLE_MS)));
+    this.#timer.unref();
   }
 
   /** Runs a round now (or right after the one running). */
@@ -94,7 +137,7 @@ export class WebhookDispatcher {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearInterval(this.#timer);
+    if (this.#timer) clearTimeout(this.#timer);
     for (const u of this.#unwatch) u();
     await this.#running;
   }
@@ -102,27 +145,48 @@ export class WebhookDispatcher {
   async #round(): Promise<void> {
     const { db, log } = this.#options;
     try {
-      for (const group of await groupsWithWebhooks(db)) await this.#queue(group);
+      this.#any ??= await anyWebhook(db);
+      if (!this.#any) {
+        // Notices say when one is made elsewhere; deaf to them on PostgreSQL, look now and then.
+        if (this.#options.notices && this.#deaf) {
+          this.#any = undefined;
+          this.#later(IDLE_MS);
+        }
+        return;
+      }
+      let held = false;
+      for (const group of await groupsWithWebhooks(db)) held = (await this.#queue(group)) || held;
       for (;;) {
         const due = await claimDue(db, CONCURRENCY, this.#options.settings.timeoutMs * 2 + 5_000);
         if (due.length === 0) break;
         await Promise.all(due.map((d) => this.#send(d)));
         if (due.length < CONCURRENCY || this.#closed) break;
       }
+      const next = await nextDue(db);
+      // Entries a running transaction holds back are looked for again soon (their commit may say
+      // nothing); so is the log while the database's notices are not heard (embedded PGlite: some
+      // writes, a bulk writer's, are not told in process either).
+      const soon = held || this.#deaf ? POLL_MS : IDLE_MS;
+      this.#later(Math.min(next ? next.getTime() - Date.now() : IDLE_MS, soon));
     } catch (e) {
       log.warn({ err: (e as Error).message }, 'webhooks: a round failed; tried again shortly');
+      this.#later(1_000);
     }
   }
 
-  async #queue(group: string): Promise<void> {
+  /** Queues the group's new deliveries; true when entries wait behind a running transaction. */
+  async #queue(group: string): Promise<boolean> {
     const { db } = this.#options;
+    let held = false;
     for (;;) {
       const more = await db.transaction().execute(async (trx) => {
         const webhooks = await lockWebhooks(trx, group);
         if (!webhooks?.length) return false;
         let from: Position = webhooks[0]!;
         for (const w of webhooks) if (before(w, from)) from = w;
-        const { rows } = await readTail(trx, group, from, PAGE);
+        const read = await readTail(trx, group, from, PAGE);
+        const { rows } = read;
+        held = read.held;
         if (rows.length === 0) return false;
         const queued: { webhookId: string; change: ChangeRow }[] = [];
         for (const w of webhooks) {
@@ -139,7 +203,7 @@ export class WebhookDispatcher {
         );
         return rows.length === PAGE;
       });
-      if (!more) return;
+      if (!more) return held;
     }
   }
 
@@ -212,26 +276,8 @@ function jittered(ms: number): number {
  * the patch and values, and says so (`truncated`): `change(cursor:)` gives the rest.
  */
 export function payload(change: ChangeRow, max: number): string {
-  const data = {
-    cursor: encodePosition(change),
-    kind: change.kind,
-    entity: change.entity,
-    profile: change.profile === '' ? null : change.profile,
-    entityId: change.entity_id === '' ? null : change.entity_id,
-    version: change.version,
-    at: change.at.toISOString(),
-    actor: change.actor_kind && change.actor ? { kind: change.actor_kind, name: change.actor } : null,
-    correlationId: change.correlation_id,
-  };
-  const full = JSON.stringify({
-    type: `change.${change.kind.toLowerCase()}`,
-    timestamp: change.at.toISOString(),
-    data: { ...data, patch: change.patch, before: change.before, after: change.after },
-  });
+  const head = { type: `change.${change.kind.toLowerCase()}`, timestamp: change.at.toISOString() };
+  const full = JSON.stringify({ ...head, data: changeJson(change) });
   if (Buffer.byteLength(full) <= max) return full;
-  return JSON.stringify({
-    type: `change.${change.kind.toLowerCase()}`,
-    timestamp: change.at.toISOString(),
-    data: { ...data, truncated: true },
-  });
+  return JSON.stringify({ ...head, data: { ...changeJson(change, false), truncated: true } });
 }

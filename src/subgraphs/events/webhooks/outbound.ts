@@ -34,12 +34,8 @@ export interface Sent {
 export function checkUrl(text: string): URL {
   if (text.length > MAX_URL_LENGTH)
     throw new OutboundRefusal(`the URL is longer than ${MAX_URL_LENGTH} characters`);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new OutboundRefusal('not a URL');
-  }
+  if (!URL.canParse(text)) throw new OutboundRefusal('not a URL');
+  const url = new URL(text);
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new OutboundRefusal('the URL must be http or https');
   if (url.username || url.password) throw new OutboundRefusal('the URL must not hold credentials');
@@ -48,11 +44,7 @@ export function checkUrl(text: string): URL {
 
 /** True when `address` is a public unicast address (not loopback, private, link-local, metadata…). */
 export function isPublic(address: string): boolean {
-  try {
-    return ipaddr.process(address).range() === 'unicast';
-  } catch {
-    return false;
-  }
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
 }
 
 function allowed(url: URL, options: OutboundOptions): boolean {
@@ -154,8 +146,9 @@ async function firstBytes(response: IncomingMessage, signal: AbortSignal): Promi
       size += (chunk as Buffer).length;
       if (size >= MAX_ANSWER_BYTES) break;
     }
-  } catch {
-    // What came is enough for the record.
+  } catch (e) {
+    // An answer cut short: what came is enough for the record.
+    if (!(e instanceof Error)) throw e;
   } finally {
     response.destroy();
   }

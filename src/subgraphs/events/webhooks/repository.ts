@@ -156,6 +156,21 @@ export async function redeliver(
   return rows[0];
 }
 
+/** Whether any group has an enabled webhook. */
+export async function anyWebhook(db: Kysely<Tables>): Promise<boolean> {
+  const { rows } = await sql<{
+    any: boolean;
+  }>`select exists(select 1 from webhooks where enabled) as any`.execute(db);
+  return rows[0]?.any ?? false;
+}
+
+/** When the next pending delivery is due, if one is. */
+export async function nextDue(db: Kysely<Tables>): Promise<Date | undefined> {
+  const { rows } = await sql<{ at: Date | null }>`
+    select min(next_attempt_at) as at from webhook_deliveries where status = 'PENDING'`.execute(db);
+  return rows[0]?.at ?? undefined;
+}
+
 /** The groups with an enabled webhook: those whose log the dispatcher reads. */
 export async function groupsWithWebhooks(db: Kysely<Tables>): Promise<string[]> {
   const { rows } = await sql<{ user_group: string }>`
