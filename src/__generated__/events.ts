@@ -257,7 +257,7 @@ export type Webhook = {
   __typename?: 'Webhook';
   createdAt: Scalars['DateTime']['output'];
   createdBy: Scalars['String']['output'];
-  /** Its deliveries, newest first. `first` defaults to 50, at most 500. */
+  /** Its deliveries, newest first. `first` defaults to 50, at most 100. */
   deliveries: WebhookDeliveryConnection;
   description: Maybe<Scalars['String']['output']>;
   disabledReason: Maybe<Scalars['String']['output']>;
@@ -334,6 +334,8 @@ export type WebhookError = {
 
 export type WebhookErrorType =
   | 'BAD_FILTER'
+  /** A delivery that is pending already, or has had 50 attempts, is not sent again. */
+  | 'DELIVERY_BUSY'
   /** Not an http or https URL, too long, with credentials, or reaching an address webhooks may not reach. */
   | 'INVALID_URL'
   | 'NOT_FOUND'

@@ -83,6 +83,9 @@ export function graphqlOverWebSocket(options: WebSocketOptions): WebSocketDoor {
         } catch (e) {
           return [e instanceof GraphQLError ? e : new GraphQLError('The document could not be read.')];
         }
+        // Its slot is taken now, before anything is awaited: messages that come together each
+        // see the ones before them.
+        socket.running.set(id, new AbortController());
         return {
           schema: undefined as never,
           document,
@@ -115,7 +118,7 @@ export function graphqlOverWebSocket(options: WebSocketOptions): WebSocketDoor {
 
   /** The operation as an HTTP request through the gateway; its answer's events, as results. */
   async function* viaPipeline(op: Operation): AsyncGenerator<ExecutionResult> {
-    const controller = new AbortController();
+    const controller = op.socket.running.get(op.id) ?? new AbortController();
     op.socket.running.set(op.id, controller);
     try {
       const response = await options.handle(

@@ -232,6 +232,7 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
         const key = deriveKey(config.secret, 'webhooks');
         const dispatcher = new WebhookDispatcher({
           db: database.db,
+          standing: createAccountStanding({ db: database.db }),
           log,
           settings: config.webhooks,
           key,

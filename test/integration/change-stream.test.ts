@@ -381,6 +381,35 @@ describe('change subscriptions over graphql-ws, one process (#38)', () => {
     }
   });
 
+  it('holds a socket to 20 operations at once, however many come in one write', async () => {
+    const { WebSocket: Ws } = await import('ws');
+    const session = await t.sessionFor('demo', 'demo');
+    const ws = new Ws(url, 'graphql-transport-ws');
+    const messages: any[] = [];
+    ws.on('message', (m) => messages.push(JSON.parse(String(m))));
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ type: 'connection_init', payload: { 'x-svc-sessionid': session } }));
+    await new Promise<void>((r) => {
+      const check = () => (messages.some((m) => m.type === 'connection_ack') ? r() : setTimeout(check, 10));
+      check();
+    });
+    // Thirty subscribes in one go: ws hands them over one after another, before any is run.
+    for (let i = 0; i < 30; i++)
+      ws.send(
+        JSON.stringify({
+          id: `op-${i}`,
+          type: 'subscribe',
+          payload: { query: 'subscription { changes { entityId } }' },
+        }),
+      );
+    await new Promise((r) => setTimeout(r, 500));
+    const refused = messages.filter(
+      (m) => m.type === 'error' && m.payload[0]?.extensions?.code === 'TOO_MANY_OPERATIONS',
+    );
+    expect(refused).toHaveLength(10);
+    ws.close();
+  });
+
   it('refuses a socket a page of another origin opens', async () => {
     const { WebSocket: Ws } = await import('ws');
     const status = await new Promise<number>((resolve) => {

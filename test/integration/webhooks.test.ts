@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { disableUser } from '../../src/subgraphs/auth/users.ts';
+import { ensureMember, startTestApp, type TestApp } from '../helpers/app.ts';
 
 // Webhooks (#38): the log delivered to real local receivers, signed by Standard Webhooks and
 // verified by the `standardwebhooks` package; retried on the (shortened) schedule; a 410 disables;
@@ -185,7 +186,7 @@ describe('webhooks (#38)', () => {
     const redirect = await create('/redirect', { ids: ['HOOK-REDIRECT'] });
     await write('HOOK-REDIRECT');
     const w = await until(redirect.webhook.id, (x) => deliveries(x)[0]?.status === 'FAILED');
-    for (const a of deliveries(w)[0].attempts) expect(a.error).toContain('may not reach');
+    for (const a of deliveries(w)[0].attempts) expect(a.error).toContain('not an address webhooks may reach');
     expect(deliveries(w)[0].attempts).toHaveLength(3);
   });
 
@@ -220,6 +221,21 @@ describe('webhooks (#38)', () => {
       east,
     );
     expect(r.body.data.deleteWebhook.errors).toEqual([{ type: 'NOT_FOUND' }]);
+  });
+
+  it('stops when its maker no longer belongs to the group', async () => {
+    await ensureMember(t.database, 'hookmaker', 'demo');
+    const maker = { 'x-svc-sessionid': await t.sessionFor('hookmaker', 'demo') };
+    const hook = await create('/ok', { ids: ['HOOK-MAKER'] }, maker);
+    expect(hook.errors).toEqual([]);
+    await disableUser(t.database.db, 'hookmaker');
+    await write('HOOK-MAKER');
+    const w = await until(hook.webhook.id, (x) => !x.enabled);
+    expect(w.disabledReason).toContain('no longer belongs');
+    // Its delivery was never sent.
+    const [delivery] = deliveries(w);
+    expect(delivery).toMatchObject({ status: 'FAILED', attempts: [{ status: null }] });
+    expect(received.filter((r) => r.headers['webhook-id'] === delivery.id)).toEqual([]);
   });
 
   it('holds the bound on webhooks a group may have against writers at once', async () => {

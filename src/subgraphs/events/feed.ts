@@ -165,8 +165,13 @@ export class ChangeFeed implements StreamHost {
   async attach(stream: Stream): Promise<void> {
     let tail = this.#tails.get(stream.group);
     if (!tail) {
-      tail = new Tail(stream.group, tailOf(this.#db, stream.group));
-      this.#tails.set(stream.group, tail);
+      const made = new Tail(stream.group, tailOf(this.#db, stream.group));
+      tail = made;
+      this.#tails.set(stream.group, made);
+      // A tail whose start could not be read is forgotten: the next stream tries again.
+      made.ready.catch(() => {
+        if (this.#tails.get(made.group) === made) this.#tails.delete(made.group);
+      });
     }
     await tail.ready;
     if (stream.done) return;

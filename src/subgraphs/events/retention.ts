@@ -4,6 +4,7 @@ import type { Logger } from '../../shared/logger.ts';
 import { LOCKS, tryAdvisoryLock } from '../../storage/locks.ts';
 import type { Tables } from '../../storage/tables.ts';
 import { pruneChanges } from './changes.repository.ts';
+import { pruneDeliveries } from './webhooks/repository.ts';
 
 /** Entries deleted by one statement: short enough that a pruning never holds much at once. */
 const BATCH = 5_000;
@@ -54,8 +55,11 @@ export class ChangeRetention {
         for (;;) {
           const n = await pruneChanges(db, cutoff, BATCH);
           total += n;
-          if (n < BATCH) return total;
+          if (n < BATCH) break;
         }
+        // Webhook deliveries, and their attempts, go with the entries they delivered.
+        while ((await pruneDeliveries(db, cutoff, BATCH)) === BATCH);
+        return total;
       });
       if (pruned) log.info({ pruned, before: cutoff.toISOString() }, 'change log pruned');
       return pruned ?? 0;

@@ -23,6 +23,8 @@ export interface OutboundOptions {
 
 export interface Sent {
   status: number;
+  /** Answered by an allow-listed host (inside): what it said is not for the group to read. */
+  exempt: boolean;
   /** The first 4 kB of the answer, for the attempt's record. */
   body: string;
 }
@@ -44,8 +46,14 @@ export function checkUrl(text: string): URL {
 
 /** True when `address` is a public unicast address (not loopback, private, link-local, metadata…). */
 export function isPublic(address: string): boolean {
-  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
+  if (!ipaddr.isValid(address)) return false;
+  const ip = ipaddr.process(address);
+  if (ip.range() !== 'unicast') return false;
+  // IPv6: only global unicast (2000::/3), not site-local or local-use NAT64 prefixes ipaddr.js counts.
+  return ip.kind() === 'ipv4' || (ip as ipaddr.IPv6).match(GLOBAL_UNICAST);
 }
+
+const GLOBAL_UNICAST: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
 
 function allowed(url: URL, options: OutboundOptions): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -63,10 +71,10 @@ function allowed(url: URL, options: OutboundOptions): boolean {
  */
 function guardedLookup(hostname: string, options: object, callback: (...args: unknown[]) => void): void {
   lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error);
+    if (error) return callback(new OutboundRefusal(`${hostname} is not an address webhooks may reach`));
     const refused = addresses.find((a) => !isPublic(a.address));
     if (refused || addresses.length === 0)
-      return callback(new OutboundRefusal(`${hostname} resolves to an address webhooks may not reach`));
+      return callback(new OutboundRefusal(`${hostname} is not an address webhooks may reach`));
     const all = (options as { all?: boolean }).all;
     if (all) callback(null, addresses);
     else callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -93,7 +101,7 @@ export async function post(
     const exempt = allowed(target, options);
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!exempt && isIP(host) && !isPublic(host))
-      throw new OutboundRefusal(`${host} is an address webhooks may not reach`);
+      throw new OutboundRefusal(`${host} is not an address webhooks may reach`);
     const response = await once(target, body, headers, exempt, deadline);
     const location = response.headers.location;
     if ((response.statusCode === 307 || response.statusCode === 308) && location) {
@@ -102,7 +110,7 @@ export async function post(
       target = new URL(location, target);
       continue;
     }
-    return { status: response.statusCode ?? 0, body: await firstBytes(response, deadline) };
+    return { status: response.statusCode ?? 0, body: await firstBytes(response, deadline), exempt };
   }
 }
 
@@ -125,11 +133,12 @@ function once(
       },
       resolve,
     );
+    // What the group reads of a failure says no more than this: no error text of the network's.
     request.on('error', (e) =>
       reject(
         e instanceof OutboundRefusal
           ? e
-          : new OutboundRefusal(signal.aborted ? 'no answer in time' : `could not connect: ${e.message}`),
+          : new OutboundRefusal(signal.aborted ? 'no answer in time' : 'could not connect'),
       ),
     );
     request.end(body);

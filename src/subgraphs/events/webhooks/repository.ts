@@ -143,17 +143,37 @@ export async function attemptsOf(
     .execute();
 }
 
-/** Sends a delivery again, now: pending, its attempts counted on. */
+/** The most attempts one delivery may have, redeliveries included. */
+export const MAX_ATTEMPTS = 50;
+
+/**
+ * Sends a delivery again, now: pending, its attempts counted on. Not one that is pending already
+ * (an attempt may be under way), nor one that has had {@link MAX_ATTEMPTS}: 'busy' then.
+ */
 export async function redeliver(
   db: Kysely<Tables>,
   group: string,
   id: string,
-): Promise<DeliveryRow | undefined> {
+): Promise<DeliveryRow | 'busy' | undefined> {
   const { rows } = await sql<DeliveryRow>`
     update webhook_deliveries set status = 'PENDING', next_attempt_at = now()
-    where user_group = ${group} and id = ${id}::uuid
+    where user_group = ${group} and id = ${id}::uuid and status <> 'PENDING' and attempts < ${MAX_ATTEMPTS}
     returning ${DELIVERY}`.execute(db);
-  return rows[0];
+  if (rows[0]) return rows[0];
+  const { rows: found } = await sql`
+    select 1 from webhook_deliveries where user_group = ${group} and id = ${id}::uuid`.execute(db);
+  return found.length ? 'busy' : undefined;
+}
+
+/** Deletes deliveries (and their attempts) made before `cutoff`, at most `batch`; how many went. */
+export async function pruneDeliveries(db: Kysely<Tables>, cutoff: Date, batch: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with gone as (
+      delete from webhook_deliveries
+      where ctid = any(array(select ctid from webhook_deliveries where created_at < ${cutoff} limit ${batch}))
+      returning 1
+    ) select count(*)::int as n from gone`.execute(db);
+  return rows[0]?.n ?? 0;
 }
 
 /** Whether any group has an enabled webhook. */
@@ -225,13 +245,26 @@ export interface Due {
  * once the lease has run out: a process that died mid-attempt loses nothing), with their
  * webhook and their change.
  */
-export async function claimDue(db: Kysely<Tables>, limit: number, leaseMs: number): Promise<Due[]> {
+export async function claimDue(
+  db: Kysely<Tables>,
+  limit: number,
+  leaseMs: number,
+  perGroup: number,
+  full: readonly string[],
+): Promise<Due[]> {
+  // At most `perGroup` of one group, none of the groups already `full`: one group's backlog does
+  // not take every slot.
   const { rows } = await sql<DeliveryRow>`
     update webhook_deliveries d set next_attempt_at = now() + ${`${leaseMs} milliseconds`}::interval
     where (user_group, id) in (
-      select user_group, id from webhook_deliveries
-      where status = 'PENDING' and next_attempt_at <= now()
-      order by next_attempt_at limit ${limit} for update skip locked)
+      select user_group, id from (
+        select user_group, id, next_attempt_at,
+               row_number() over (partition by user_group order by next_attempt_at) as nth
+        from (select user_group, id, next_attempt_at from webhook_deliveries
+              where status = 'PENDING' and next_attempt_at <= now() and user_group <> all(${full}::text[])
+              order by next_attempt_at limit ${limit * 20} for update skip locked) due
+      ) ranked
+      where nth <= ${perGroup} order by next_attempt_at limit ${limit})
     returning ${DELIVERY}`.execute(db);
   const out: Due[] = [];
   for (const delivery of rows) {

@@ -39,30 +39,47 @@ async function savedUrl(ctx: EventsContext, text: string): Promise<string> {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   if (ctx.webhooks.settings.allowedHosts.some((h) => [host, `${host}:${port}`].includes(h.toLowerCase())))
     return url.href;
+  // One refusal whatever the reason (no such name, a private address): a tenant learns nothing of
+  // the names inside. A resolver that does not answer is given up on.
+  const refused = new OutboundRefusal(`${host} is not an address webhooks may reach`);
+  let timer: NodeJS.Timeout | undefined;
   const addresses = isIP(host)
     ? [host]
-    : await lookup(host, { all: true }).then(
-        (all) => all.map((a) => a.address),
-        () => {
-          throw new OutboundRefusal(`${host} cannot be resolved`);
-        },
-      );
-  if (addresses.some((a) => !isPublic(a)))
-    throw new OutboundRefusal(`${host} is an address webhooks may not reach`);
+    : await Promise.race([
+        lookup(host, { all: true }).then(
+          (all) => all.map((a) => a.address),
+          () => [],
+        ),
+        new Promise<string[]>((resolve) => {
+          timer = setTimeout(() => resolve([]), LOOKUP_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+  if (addresses.length === 0 || addresses.some((a) => !isPublic(a))) throw refused;
   return url.href;
 }
+
+/** How long a webhook's host may take to resolve when it is made. */
+const LOOKUP_TIMEOUT_MS = 3_000;
 
 /** A filter as saved: the change filter's lists, within their bound. */
 function savedFilter(filter: ChangeFilter | null | undefined): ChangeSelection {
   return selection(filter);
 }
 
+const tooMany = (ctx: EventsContext) =>
+  failure(
+    ctx,
+    'TOO_MANY_WEBHOOKS',
+    `A group may have at most ${ctx.webhooks.settings.maxPerGroup} webhooks; delete one first.`,
+  );
+
 /** A mutation's refusal of a caller who is not signed in, as the schema's other mutations answer it. */
 const signInFirst = (ctx: EventsContext) =>
   failure(ctx, 'UNAUTHENTICATED', 'Sign in (or use an API key) to manage webhooks.');
 
 const DEFAULT_PAGE = 50;
-const MAX_PAGE = 500;
+/** Each delivery may read its change and attempts: a page is kept small. */
+const MAX_PAGE = 100;
 
 export const webhookResolvers: Resolvers = {
   Query: {
@@ -90,6 +107,9 @@ export const webhookResolvers: Resolvers = {
       } catch (e) {
         return failure(ctx, 'BAD_FILTER', (e as Error).message);
       }
+      // The bound first: resolving a name costs a lookup.
+      if ((await listWebhooks(ctx.db, userGroup)).length >= ctx.webhooks.settings.maxPerGroup)
+        return tooMany(ctx);
       try {
         url = await savedUrl(ctx, input.url);
       } catch (e) {
@@ -110,12 +130,7 @@ export const webhookResolvers: Resolvers = {
         },
         ctx.webhooks.settings.maxPerGroup,
       );
-      if (made === 'too-many')
-        return failure(
-          ctx,
-          'TOO_MANY_WEBHOOKS',
-          `A group may have at most ${ctx.webhooks.settings.maxPerGroup} webhooks; delete one first.`,
-        );
+      if (made === 'too-many') return tooMany(ctx);
       return { webhook: made, secret, correlationId: ctx.requestId, errors: [] };
     },
     updateWebhook: async (_root, { input }, ctx) => {
@@ -164,6 +179,12 @@ export const webhookResolvers: Resolvers = {
       const { userGroup } = ctx.identity;
       const again = await redeliver(ctx.db, userGroup, uuidOr(input.deliveryId));
       if (!again) return failure(ctx, 'NOT_FOUND', 'No delivery of this group has that id.');
+      if (again === 'busy')
+        return failure(
+          ctx,
+          'DELIVERY_BUSY',
+          'The delivery is pending already, or has had as many attempts as a delivery may.',
+        );
       ctx.webhooks.wake();
       return { delivery: again, correlationId: ctx.requestId, errors: [] };
     },
