@@ -609,6 +609,12 @@ export async function peersBench(options: { quick: boolean; smoke?: boolean }): 
     if (created.body.errors || created.body.data.createAssetFilter.errors.length)
       throw new Error(JSON.stringify(created.body));
     await db.query(peerSchemaSql(GROUP));
+    // BENCH_CHANGE_LOG=off: the change log's triggers off, to measure what the log costs a write
+    // (Q6 with it on, then off, in runs of their own; docs/events.md). Never how assetql runs.
+    if (process.env.BENCH_CHANGE_LOG === 'off')
+      for (const table of ['asset_filters', 'assets', 'asset_views', 'asset_profiles'])
+        for (const what of ['logged_insert', 'logged_update', 'logged_delete'])
+          await db.query(`alter table ${table} disable trigger ${table}_${what}`);
     await db.query('analyze');
     const identities = JSON.stringify(
       Object.fromEntries(
