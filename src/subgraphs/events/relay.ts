@@ -20,6 +20,7 @@ import { changeJson } from './change-json.ts';
 import { groupsInLog, readTail } from './changes.repository.ts';
 import { encodePosition, type Position } from './cursor.ts';
 import { CHANGES_CHANNEL, LOGGED_TABLES } from './feed.ts';
+import { Rounds } from './rounds.ts';
 
 /** The JetStream stream every change goes to by default (`ASSETQL_NATS_STREAM`). */
 export const DEFAULT_STREAM = 'ASSETQL_CHANGES';
@@ -86,8 +87,7 @@ export class NatsRelay {
   #timer: NodeJS.Timeout | undefined;
   #heldTimer: NodeJS.Timeout | undefined;
   readonly #unwatch: (() => void)[] = [];
-  #running: Promise<void> | undefined;
-  #again = false;
+  readonly #rounds = new Rounds(() => this.#round());
   #closed = false;
   /** The groups to relay at the next round: those a notice named, or all. */
   #dirty: Set<string> | 'all' = 'all';
@@ -145,23 +145,12 @@ export class NatsRelay {
     if (this.#closed || !this.#js) return;
     if (group === undefined) this.#dirty = 'all';
     else if (this.#dirty !== 'all') this.#dirty.add(group);
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        await this.#round();
-      } while (this.#again && !this.#closed);
-    })().finally(() => {
-      this.#running = undefined;
-    });
+    this.#rounds.run();
   }
 
   /** Waits for the round under way. */
-  async settled(): Promise<void> {
-    await this.#running;
+  settled(): Promise<void> {
+    return this.#rounds.settled();
   }
 
   async close(): Promise<void> {
@@ -169,7 +158,7 @@ export class NatsRelay {
     if (this.#timer) clearInterval(this.#timer);
     if (this.#heldTimer) clearTimeout(this.#heldTimer);
     for (const u of this.#unwatch) u();
-    await this.#running;
+    await this.#rounds.stop();
     this.#sub?.unsubscribe();
     await this.#nc?.drain().catch(() => {});
   }

@@ -11,6 +11,7 @@ import { changeJson } from '../change-json.ts';
 import { before, type ChangeRow, type ChangeSelection, readTail } from '../changes.repository.ts';
 import type { Position } from '../cursor.ts';
 import { CHANGES_CHANNEL, LOGGED_TABLES } from '../feed.ts';
+import { Rounds } from '../rounds.ts';
 import { keeps } from '../stream.ts';
 import { OutboundRefusal, post } from './outbound.ts';
 import {
@@ -69,8 +70,7 @@ export class WebhookDispatcher {
   readonly #options: DispatcherOptions;
   #timer: NodeJS.Timeout | undefined;
   readonly #unwatch: (() => void)[] = [];
-  #running: Promise<void> | undefined;
-  #again = false;
+  readonly #rounds = new Rounds(() => this.#round());
   #closed = false;
   /** Whether an enabled webhook exists; undefined until asked again (one was made or changed). */
   #any: boolean | undefined;
@@ -120,30 +120,19 @@ export class WebhookDispatcher {
   /** Runs a round now (or right after the one running). */
   wake(): void {
     if (this.#closed) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        await this.#round();
-      } while (this.#again && !this.#closed);
-    })().finally(() => {
-      this.#running = undefined;
-    });
+    this.#rounds.run();
   }
 
   /** Waits for the round under way, for a test or a stop. */
-  async settled(): Promise<void> {
-    await this.#running;
+  settled(): Promise<void> {
+    return this.#rounds.settled();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     for (const u of this.#unwatch) u();
-    await this.#running;
+    await this.#rounds.stop();
   }
 
   async #round(): Promise<void> {
