@@ -33,24 +33,143 @@ const MAX_TEXT = 255;
 /**
  * The statement that states the current stamp to the transaction just begun (transaction-local
  * settings the log's triggers read), or undefined outside any stamped work. Literals, not
- * parameters: it is sent as one simple query.
+ * parameters: it is sent with the `begin` as one simple query.
  */
-export function stampStatement(): string | undefined {
-  const stamp = current.getStore();
-  if (!stamp) return undefined;
-  const set = (name: string, value: string | null | undefined) =>
-    `set_config('assetql.${name}', ${pg.escapeLiteral((value ?? '').replaceAll('\0', '').slice(0, MAX_TEXT))}, true)`;
+function stampStatement(stamp: ChangeStamp): string {
+  const set = (name: string, value: string) =>
+    `set_config('assetql.${name}', ${pg.escapeLiteral(value)}, true)`;
+  const [kind, actor, correlationId, change] = stampValues(stamp);
   return `select ${[
-    set('actor_kind', stamp.actorKind),
-    set('actor', stamp.actor),
-    set('correlation_id', stamp.correlationId),
-    set('change_kind', stamp.kind),
+    set('actor_kind', kind),
+    set('actor', actor),
+    set('correlation_id', correlationId),
+    set('change_kind', change),
   ].join(', ')}`;
 }
 
-/** Begins a transaction on a pooled client, stamped as {@link stampStatement} says. */
-export async function beginStamped(client: pg.PoolClient): Promise<void> {
-  await client.query('begin');
-  const stamp = stampStatement();
-  if (stamp) await client.query(stamp);
+function stampValues(stamp: ChangeStamp): [string, string, string, string] {
+  const text = (value: string | null | undefined) => (value ?? '').replaceAll('\0', '').slice(0, MAX_TEXT);
+  return [text(stamp.actorKind), text(stamp.actor), text(stamp.correlationId), text(stamp.kind)];
+}
+
+/**
+ * The same settings as parameters, as a statement that answers no row (so that it adds nothing
+ * to the answer of the statement it is sent before) and cannot fail.
+ */
+const STAMP_SQL =
+  "select where concat(set_config('assetql.actor_kind', $1, true), set_config('assetql.actor', $2, true), " +
+  "set_config('assetql.correlation_id', $3, true), set_config('assetql.change_kind', $4, true)) is null";
+
+/** What opens a transaction, sent as a simple query: `begin`, `start transaction …`. */
+const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
+/** What may write a logged table by itself. */
+const WRITING = /^\s*(insert|update|delete|merge|with)\b/i;
+
+/**
+ * The `pg` client that carries the current stamp to the database with the statements of stamped
+ * work, whichever code sends them (Kysely, a COPY's transaction, raw SQL), at no extra round trip:
+ *
+ * - a `begin` goes out as `begin; select set_config(…)`, one simple query: the transaction is
+ *   stamped from its start;
+ * - a writing statement outside any transaction goes out behind the stamp's own statement in the
+ *   same pipeline (Parse, Bind, Execute of each, then one Sync): both run in the pipeline's one
+ *   implicit transaction, so the stamp holds for that statement alone, and the row locks it takes
+ *   are released at its own commit, as for any statement alone (a transaction of `begin`, stamp,
+ *   statement and `commit` held them across a round trip to this process).
+ *
+ * Outside stamped work, and for statements inside a transaction (stamped at its `begin`),
+ * nothing is added.
+ */
+export function stampingClient(): typeof pg.Client {
+  return class StampingClient extends pg.Client {
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query is overloaded many ways
+    override query(config: any, values?: any, callback?: any): any {
+      const stamp = current.getStore();
+      if (!stamp || (typeof config === 'object' && typeof config.submit === 'function'))
+        return super.query(config, values, callback);
+      const query: pg.QueryConfig = typeof config === 'string' ? { text: config } : { ...config };
+      const done = typeof values === 'function' ? values : callback;
+      if (Array.isArray(values)) query.values = values;
+      const params = query.values ?? [];
+      let sent: pg.Submittable & { promise: Promise<pg.QueryResult> };
+      if (BEGIN.test(query.text) && params.length === 0) {
+        sent = answered(new pg.Query(`${query.text}; ${stampStatement(stamp)}`), (r) =>
+          Array.isArray(r) ? r[0]! : r,
+        );
+      } else if (WRITING.test(query.text) && !inTransaction(this)) {
+        sent = answered(new StampedQuery(query, stampValues(stamp)));
+      } else return super.query(config, values, callback);
+      super.query(sent);
+      if (typeof done !== 'function') return sent.promise;
+      sent.promise.then(
+        (r) => done(null, r),
+        (e) => done(e),
+      );
+      return undefined;
+    }
+  };
+}
+
+/**
+ * Whether `client`'s last answer left a transaction open. A client not connected yet runs its first
+ * statement outside any.
+ */
+function inTransaction(client: pg.Client): boolean {
+  const status = client.getTransactionStatus();
+  return status === 'T' || status === 'E';
+}
+
+/**
+ * A statement sent behind {@link STAMP_SQL} in one pipeline. `prepare` and `handleCommandComplete`
+ * are pg's Query's own protocol steps (the ones pg-cursor overrides too).
+ */
+class StampedQuery extends pg.Query {
+  readonly #stamp: string[];
+  #stampAnswered = false;
+
+  constructor(query: pg.QueryConfig, stamp: string[]) {
+    // Extended protocol even without parameters: a simple query cannot share the pipeline.
+    super({ ...query, queryMode: 'extended' } as pg.QueryConfig);
+    this.#stamp = stamp;
+  }
+
+  prepare(connection: PgConnection): void {
+    connection.parse({ text: STAMP_SQL, name: '', types: [] });
+    connection.bind({ portal: '', statement: '', values: this.#stamp, binary: false });
+    connection.execute({ portal: '', rows: 0 });
+    (pg.Query.prototype as unknown as { prepare(c: PgConnection): void }).prepare.call(this, connection);
+  }
+
+  handleCommandComplete(message: unknown, connection: PgConnection): void {
+    // The first command to complete is the stamp's (it answers no row, so nothing else of it arrived).
+    if (!this.#stampAnswered) {
+      this.#stampAnswered = true;
+      return;
+    }
+    (
+      pg.Query.prototype as unknown as { handleCommandComplete(m: unknown, c: PgConnection): void }
+    ).handleCommandComplete.call(this, message, connection);
+  }
+}
+
+/** What of pg's connection the pipeline writes with. */
+interface PgConnection {
+  parse(message: { text: string; name: string; types: number[] }): void;
+  bind(message: { portal: string; statement: string; values: unknown[]; binary: boolean }): void;
+  execute(message: { portal: string; rows: number }): void;
+}
+
+/** `query` with its answer (or error) as a promise, through pg's callback. */
+function answered<Q extends pg.Query>(
+  query: Q,
+  map: (r: pg.QueryResult | pg.QueryResult[]) => pg.QueryResult = (r) => r as pg.QueryResult,
+): Q & { promise: Promise<pg.QueryResult> } {
+  const q = query as Q & {
+    promise: Promise<pg.QueryResult>;
+    callback?: (e: Error | null, r?: unknown) => void;
+  };
+  q.promise = new Promise((resolve, reject) => {
+    q.callback = (e, r) => (e ? reject(e) : resolve(map(r as pg.QueryResult)));
+  });
+  return q;
 }

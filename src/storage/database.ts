@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { mkdirSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { DEFAULT_PREPARED_STATEMENTS } from '../config/limits.ts';
+import { stampingClient } from './change-log.ts';
 import {
   claimDataDir,
   DataDirError,
@@ -110,7 +112,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       ...RESILIENCE,
       // Ours in every case: it names what is worth naming (none with 0) and awaits pg's answers
       // without pg's own promise (prepared-statements.ts).
-      Client: preparingClient(preparedStatements),
+      Client: preparingClient(preparedStatements, stampingClient()),
       // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
       // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
       // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million
@@ -189,7 +191,7 @@ async function attachTo(dataDir: string, first: DataDirOwner, options: OpenOptio
     watch.unref();
   }
   return fromPool(
-    new pg.Pool({ ...config, max: 4, Client: preparingClient(0) }),
+    new pg.Pool({ ...config, max: 4, Client: preparingClient(0, stampingClient()) }),
     'pglite',
     false,
     options,
@@ -210,6 +212,12 @@ function fromPool(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   if (options.onConnect) pool.on('connect', options.onConnect);
+  // pg-pool calls a waiting `connect`'s callback (and so runs a waiting `pool.query`) in the
+  // context of whoever released the connection it gets: bound to its caller's instead, whose
+  // change stamp the statement must carry (change-log.ts). A promised `connect` needs nothing.
+  const connect = pool.connect.bind(pool) as (cb?: (...args: unknown[]) => void) => unknown;
+  pool.connect = ((cb?: (...args: unknown[]) => void) =>
+    cb ? connect(AsyncResource.bind(cb)) : connect()) as typeof pool.connect;
   const writes = new TableWrites();
   const db = new Kysely<Tables>({ dialect: writes.dialect(new PostgresDialect({ pool })) });
   let closed: Promise<void> | undefined;
@@ -316,7 +324,7 @@ async function startEmbedded(
     'path' in socket
       ? { host: dir, port: 5432, user: 'postgres', database: 'postgres' }
       : { host: socket.host, port: socket.port, user: 'postgres', database: 'postgres' };
-  const pool = new pg.Pool({ ...poolConfig, max: options.maxConnections ?? 8 });
+  const pool = new pg.Pool({ ...poolConfig, max: options.maxConnections ?? 8, Client: stampingClient() });
   const database = fromPool(pool, 'pglite', true, options, closeEmbedded);
   return { ...database, snapshot: () => pglite.dumpDataDir('none') };
 }

@@ -23,6 +23,7 @@ import * as sessionNotices from './migrations/20261127T0100_session_change_notic
 import * as changeLog from './migrations/20261128T0100_change_log.ts';
 import * as webhooks from './migrations/20261128T0200_webhooks.ts';
 import * as changeRelay from './migrations/20261128T0300_change_relay.ts';
+import * as changeDiffCached from './migrations/20261128T0400_change_diff_cached.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '20261128T0100_change_log': changeLog,
   '20261128T0200_webhooks': webhooks,
   '20261128T0300_change_relay': changeRelay,
+  '20261128T0400_change_diff_cached': changeDiffCached,
 };
 
 /**

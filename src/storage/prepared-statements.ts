@@ -25,8 +25,8 @@ import pg from 'pg';
  * transaction-mode pooler, whose connections are not the session's (turn it off there,
  * `ASSETQL_DB_PREPARED_STATEMENTS=0`).
  */
-export function preparingClient(perConnection: number): typeof pg.Client {
-  return class PreparingClient extends pg.Client {
+export function preparingClient(perConnection: number, Base: typeof pg.Client = pg.Client): typeof pg.Client {
+  return class PreparingClient extends Base {
     /** Text → name, least recently used first. */
     readonly #named = new Map<string, string>();
     /** The characters of the texts in {@link #named}. */

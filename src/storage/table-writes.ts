@@ -1,15 +1,14 @@
-import {
+import type {
   CompiledQuery,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type OperationNode,
-  type QueryCompiler,
-  type QueryResult,
-  type RootOperationNode,
-  type TransactionSettings,
+  DatabaseConnection,
+  Dialect,
+  Driver,
+  OperationNode,
+  QueryCompiler,
+  QueryResult,
+  RootOperationNode,
+  TransactionSettings,
 } from 'kysely';
-import { stampStatement } from './change-log.ts';
 
 /** What one statement wrote: the watched tables, and whether it only inserted rows. */
 interface Written {
@@ -100,9 +99,6 @@ export class TableWrites {
   }
 }
 
-/** The statements that may write a logged table. */
-const WRITING = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
-
 /** A connection whose statements are told, or held until its transaction commits. */
 class WatchedConnection implements DatabaseConnection {
   readonly inner: DatabaseConnection;
@@ -126,34 +122,10 @@ class WatchedConnection implements DatabaseConnection {
     query: CompiledQuery,
     options?: Parameters<DatabaseConnection['executeQuery']>[1],
   ): Promise<QueryResult<R>> {
-    const stamp = this.held === undefined && WRITING.has(query.query.kind) ? stampStatement() : undefined;
-    const result = stamp
-      ? await this.#stampedAlone<R>(query, stamp, options)
-      : await this.inner.executeQuery<R>(query, options);
+    const result = await this.inner.executeQuery<R>(query, options);
     // An update or delete that matched no row changed nothing.
     if (result.numAffectedRows !== 0n) this.#note(query);
     return result;
-  }
-
-  /**
-   * A write outside any transaction, in stamped work: in a transaction of its own, so that the
-   * change log records who made it (change-log.ts).
-   */
-  async #stampedAlone<R>(
-    query: CompiledQuery,
-    stamp: string,
-    options?: Parameters<DatabaseConnection['executeQuery']>[1],
-  ): Promise<QueryResult<R>> {
-    await this.inner.executeQuery(CompiledQuery.raw('begin'));
-    try {
-      await this.inner.executeQuery(CompiledQuery.raw(stamp));
-      const result = await this.inner.executeQuery<R>(query, options);
-      await this.inner.executeQuery(CompiledQuery.raw('commit'));
-      return result;
-    } catch (e) {
-      await this.inner.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
-      throw e;
-    }
   }
 
   async *streamQuery<R>(
@@ -202,9 +174,6 @@ class WatchedDriver implements Driver {
     const c = connection as WatchedConnection;
     await this.#inner.beginTransaction(c.inner, settings);
     c.held = [];
-    // Who makes the transaction's changes, for the change log (change-log.ts).
-    const stamp = stampStatement();
-    if (stamp) await c.inner.executeQuery(CompiledQuery.raw(stamp));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -14,7 +14,7 @@ import { type Kysely, sql } from 'kysely';
 // and `assetql.change_kind` when an insert or update of assets is a conversion.
 
 /** What each logged table contributes: its entity, its key, and its document as JSON. */
-interface Logged {
+export interface Logged {
   table: string;
   entity: string;
   /** The key columns beside `user_group`, in order: the entry's `profile` and `entity_id`. */
@@ -119,6 +119,75 @@ const ACTOR = `nullif(current_setting('assetql.actor_kind', true), ''), nullif(c
 const COLUMNS = `user_group, entity, profile, entity_id, kind, version, actor_kind, actor, correlation_id, patch, before, after`;
 const CONVERTED = `coalesce(nullif(current_setting('assetql.change_kind', true), ''), `;
 
+/**
+ * The query of `change_diff`: RFC 6902 operations that turn document o into n, member by member,
+ * one level deeper for the members named in deep when both sides are objects; and the changed
+ * members' values before and after (nested alike).
+ */
+export const CHANGE_DIFF = `
+      with top as (
+        select k, o -> k as ov, n -> k as nv
+        from (select jsonb_object_keys(o) union select jsonb_object_keys(n)) t(k)
+        where (o -> k) is distinct from (n -> k)
+      ), member as (
+        select change_pointer(t.k) || change_pointer(s.k) as path, t.k as top, s.k as sub,
+               t.ov -> s.k as ov, t.nv -> s.k as nv
+        from top t, lateral (select jsonb_object_keys(t.ov) union select jsonb_object_keys(t.nv)) s(k)
+        where t.k = any(deep) and jsonb_typeof(t.ov) = 'object' and jsonb_typeof(t.nv) = 'object'
+          and (t.ov -> s.k) is distinct from (t.nv -> s.k)
+        union all
+        select change_pointer(t.k), t.k, null, t.ov, t.nv
+        from top t
+        where not (t.k = any(deep) and jsonb_typeof(t.ov) = 'object' and jsonb_typeof(t.nv) = 'object')
+      ), grouped as (
+        select top,
+          case when bool_or(sub is not null) then jsonb_object_agg(sub, ov) filter (where sub is not null and ov is not null)
+               else (array_agg(ov))[1] end as ov,
+          case when bool_or(sub is not null) then jsonb_object_agg(sub, nv) filter (where sub is not null and nv is not null)
+               else (array_agg(nv))[1] end as nv
+        from member group by top
+      )
+      select
+        (select coalesce(jsonb_agg(case
+            when ov is null then jsonb_build_object('op', 'add', 'path', path, 'value', nv)
+            when nv is null then jsonb_build_object('op', 'remove', 'path', path)
+            else jsonb_build_object('op', 'replace', 'path', path, 'value', nv) end order by path), '[]'::jsonb)
+         from member),
+        (select coalesce(jsonb_object_agg(top, ov) filter (where ov is not null), '{}'::jsonb) from grouped),
+        (select coalesce(jsonb_object_agg(top, nv) filter (where nv is not null), '{}'::jsonb) from grouped)`;
+
+/** The kind of an update of `l`'s rows `o` (old) and `n` (new). */
+const updatedKind = (l: Logged) =>
+  l.table === 'assets'
+    ? `case when o.is_deleted and not n.is_deleted then 'RESTORED'
+                when n.is_deleted and not o.is_deleted then 'DELETED' else ${CONVERTED}'UPDATED') end`
+    : `'UPDATED'`;
+
+/**
+ * The body of `l`'s update trigger: one entry per row whose document changed, with `diff`, a
+ * lateral `from` item over old row `o` and new row `n` answering `patch`, `before` and `after` as
+ * `d`.
+ */
+export const loggedUpdate = (l: Logged, diff: string) => `
+      begin
+        insert into changes (${COLUMNS})
+        select n.user_group, '${l.entity}', ${keyOf(l, 'n')}, ${updatedKind(l)}, n.version,
+          ${ACTOR}, d.patch, d.before, d.after
+        from new_rows n join old_rows o on ${joinOn(l)}
+          cross join lateral ${diff} d
+        -- A version moved without a change of the document (a profile's, when an extension
+        -- changed: that is the extension's entry) is no entry of its own.
+        where n.version <> o.version and d.patch <> '[]'::jsonb;
+        if found then
+          perform pg_notify('assetql_changes', g) from (select distinct user_group as g from new_rows) s;
+        end if;
+        return null;
+      end`;
+
+/** The diff of `l`'s whole documents, old and new. */
+export const DIFF_OF_DOCUMENTS = (l: Logged) =>
+  `change_diff(${l.doc('o')}, ${l.doc('n')}, '{${l.deep.join(',')}}'::text[])`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table changes (
@@ -155,43 +224,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function change_pointer(name text) returns text immutable parallel safe language sql as
     $$ select '/' || replace(replace(name, '~', '~0'), '/', '~1') $$`.execute(db);
-  // RFC 6902 operations that turn document o into n, member by member, one level deeper for the
-  // members named in deep when both sides are objects; and the changed members' values before
-  // and after (nested alike).
   await sql`
     create function change_diff(o jsonb, n jsonb, deep text[], out patch jsonb, out before jsonb, out after jsonb)
-    immutable parallel safe language sql as $$
-      with top as (
-        select k, o -> k as ov, n -> k as nv
-        from (select jsonb_object_keys(o) union select jsonb_object_keys(n)) t(k)
-        where (o -> k) is distinct from (n -> k)
-      ), member as (
-        select change_pointer(t.k) || change_pointer(s.k) as path, t.k as top, s.k as sub,
-               t.ov -> s.k as ov, t.nv -> s.k as nv
-        from top t, lateral (select jsonb_object_keys(t.ov) union select jsonb_object_keys(t.nv)) s(k)
-        where t.k = any(deep) and jsonb_typeof(t.ov) = 'object' and jsonb_typeof(t.nv) = 'object'
-          and (t.ov -> s.k) is distinct from (t.nv -> s.k)
-        union all
-        select change_pointer(t.k), t.k, null, t.ov, t.nv
-        from top t
-        where not (t.k = any(deep) and jsonb_typeof(t.ov) = 'object' and jsonb_typeof(t.nv) = 'object')
-      ), grouped as (
-        select top,
-          case when bool_or(sub is not null) then jsonb_object_agg(sub, ov) filter (where sub is not null and ov is not null)
-               else (array_agg(ov))[1] end as ov,
-          case when bool_or(sub is not null) then jsonb_object_agg(sub, nv) filter (where sub is not null and nv is not null)
-               else (array_agg(nv))[1] end as nv
-        from member group by top
-      )
-      select
-        (select coalesce(jsonb_agg(case
-            when ov is null then jsonb_build_object('op', 'add', 'path', path, 'value', nv)
-            when nv is null then jsonb_build_object('op', 'remove', 'path', path)
-            else jsonb_build_object('op', 'replace', 'path', path, 'value', nv) end order by path), '[]'::jsonb)
-         from member),
-        (select coalesce(jsonb_object_agg(top, ov) filter (where ov is not null), '{}'::jsonb) from grouped),
-        (select coalesce(jsonb_object_agg(top, nv) filter (where nv is not null), '{}'::jsonb) from grouped)
-    $$`.execute(db);
+    immutable parallel safe language sql as $$ ${sql.raw(CHANGE_DIFF)} $$`.execute(db);
 
   for (const table of UNVERSIONED)
     await sql`alter table ${sql.table(table)} add column version integer not null default 1`.execute(db);
@@ -211,11 +246,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       for each row when (${sql.raw(changed)}) execute function ${name('version')}()`.execute(db);
 
     const createdKind = l.table === 'assets' ? `${CONVERTED}'CREATED')` : `'CREATED'`;
-    const updatedKind =
-      l.table === 'assets'
-        ? `case when o.is_deleted and not n.is_deleted then 'RESTORED'
-                when n.is_deleted and not o.is_deleted then 'DELETED' else ${CONVERTED}'UPDATED') end`
-        : `'UPDATED'`;
     await sql`
       create function ${name('logged_insert')}() returns trigger language plpgsql as $$
       begin
@@ -228,22 +258,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         perform pg_notify('assetql_changes', g) from (select distinct user_group as g from new_rows) s;
         return null;
       end $$`.execute(db);
-    await sql`
-      create function ${name('logged_update')}() returns trigger language plpgsql as $$
-      begin
-        insert into changes (${sql.raw(COLUMNS)})
-        select n.user_group, ${sql.lit(l.entity)}, ${sql.raw(keyOf(l, 'n'))}, ${sql.raw(updatedKind)}, n.version,
-          ${sql.raw(ACTOR)}, d.patch, d.before, d.after
-        from new_rows n join old_rows o on ${sql.raw(joinOn(l))}
-          cross join lateral change_diff(${sql.raw(l.doc('o'))}, ${sql.raw(l.doc('n'))}, ${sql.lit(`{${l.deep.join(',')}}`)}::text[]) d
-        -- A version moved without a change of the document (a profile's, when an extension
-        -- changed: that is the extension's entry) is no entry of its own.
-        where n.version <> o.version and d.patch <> '[]'::jsonb;
-        if found then
-          perform pg_notify('assetql_changes', g) from (select distinct user_group as g from new_rows) s;
-        end if;
-        return null;
-      end $$`.execute(db);
+    await sql`create function ${name('logged_update')}() returns trigger language plpgsql as $$ ${sql.raw(
+      loggedUpdate(l, DIFF_OF_DOCUMENTS(l)),
+    )} $$`.execute(db);
     await sql`
       create function ${name('logged_delete')}() returns trigger language plpgsql as $$
       begin

@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { beginStamped } from '../../../storage/change-log.ts';
 import type { Database } from '../../../storage/database.ts';
 import type { DatasetRow, ObservationRow } from '../datasets/rows.ts';
 import { clientExec, type Exec } from '../exec.ts';
@@ -25,7 +24,7 @@ export async function inTransaction(
   const client = await database.pool.connect();
   let broken: Error | undefined;
   try {
-    await beginStamped(client);
+    await client.query('begin');
     const result = await work(clientExec(client), method, client);
     await client.query('commit');
     return { ...result, method };

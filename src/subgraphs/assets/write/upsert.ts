@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { beginStamped } from '../../../storage/change-log.ts';
 import type { Database } from '../../../storage/database.ts';
 import { MANUAL_DATASET, mergePlanOf } from '../datasets/plan.ts';
 import { clientExec, type Exec } from '../exec.ts';
@@ -55,7 +54,7 @@ export async function upsertAssets(
   const client = await database.pool.connect();
   let broken: Error | undefined;
   try {
-    await beginStamped(client);
+    await client.query('begin');
     const names = await lockLookupNames(clientExec(client), group, profile);
     await checkVersions(clientExec(client), group, profile, options.versions);
     const counts =

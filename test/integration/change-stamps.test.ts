@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChangeStamp, withChangeStamp } from '../../src/storage/change-log.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+
+// Who made a change reaches the change log's triggers with the statements themselves
+// (src/storage/change-log.ts): a lone write carries its stamp in the same pipeline, a transaction
+// at its `begin`; neither leaks to what the connection runs next.
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+afterAll(() => database.close());
+
+const stamp = (actor: string, correlationId: string | null = null): ChangeStamp => ({
+  actorKind: 'USER',
+  actor,
+  correlationId,
+});
+
+/** The actor and correlation id the log recorded for profile `profile`'s entries, oldest first. */
+async function actorsOf(profile: string): Promise<[string | null, string | null, string][]> {
+  const r = await database.pool.query(
+    `select actor, correlation_id, kind from changes where user_group = 'stamps' and profile = $1 order by tx, seq`,
+    [profile],
+  );
+  return r.rows.map((row) => [row.actor, row.correlation_id, row.kind]);
+}
+
+const INSERT = `insert into asset_profiles (user_group, profile, title, owner_username) values ('stamps', $1, $2, 'owner')`;
+const RENAME = `update asset_profiles set title = $2 where user_group = 'stamps' and profile = $1`;
+
+describe('change stamps', () => {
+  it('records a lone write as its own, and leaves nothing behind on the connection', async () => {
+    const client = await database.pool.connect();
+    try {
+      await withChangeStamp(stamp("o'brien", 'req-1'), () => client.query(INSERT, ['lone', 'Lone']));
+      // The same connection, outside stamped work: no actor.
+      await client.query(RENAME, ['lone', 'Lone, renamed by nobody']);
+      // Without parameters: still a statement of its own behind the stamp.
+      await withChangeStamp(stamp('second', 'req-2'), () =>
+        client.query(
+          `update asset_profiles set title = 'Literal' where user_group = 'stamps' and profile = 'lone'`,
+        ),
+      );
+      expect(await client.query('select 1 as one').then((r) => r.rows)).toEqual([{ one: 1 }]);
+      expect(client.getTransactionStatus()).toBe('I');
+    } finally {
+      client.release();
+    }
+    expect(await actorsOf('lone')).toEqual([
+      ["o'brien", 'req-1', 'CREATED'],
+      [null, null, 'UPDATED'],
+      ['second', 'req-2', 'UPDATED'],
+    ]);
+  });
+
+  it('answers a stamped statement exactly as an unstamped one', async () => {
+    const returning = `${INSERT} returning profile, title`;
+    const r = await withChangeStamp(stamp('answers'), () =>
+      database.pool.query(returning, ['answered', 'Answered']),
+    );
+    expect(r.rows).toEqual([{ profile: 'answered', title: 'Answered' }]);
+    expect(r.rowCount).toBe(1);
+    expect(r.command).toBe('INSERT');
+    const none = await withChangeStamp(stamp('answers'), () => database.pool.query(RENAME, ['nobody', 'x']));
+    expect(none.rowCount).toBe(0);
+  });
+
+  it('writes nothing for a stamped statement that fails, and the connection goes on', async () => {
+    const client = await database.pool.connect();
+    try {
+      await withChangeStamp(stamp('first'), () => client.query(INSERT, ['failing', 'Failing']));
+      // A duplicate key: the statement fails, the stamp's settings go with its transaction.
+      await expect(
+        withChangeStamp(stamp('duplicate'), () => client.query(INSERT, ['failing', 'Again'])),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect(client.getTransactionStatus()).toBe('I');
+      await client.query(RENAME, ['failing', 'After']);
+    } finally {
+      client.release();
+    }
+    expect(await actorsOf('failing')).toEqual([
+      ['first', null, 'CREATED'],
+      [null, null, 'UPDATED'],
+    ]);
+  });
+
+  it('stamps a transaction at its begin, every statement of it, and not the next one', async () => {
+    const client = await database.pool.connect();
+    try {
+      await withChangeStamp(stamp('transaction', 'tx-1'), async () => {
+        const begun = await client.query('begin');
+        expect(begun.command).toBe('BEGIN');
+        await client.query(INSERT, ['in-tx', 'In']);
+        await client.query(RENAME, ['in-tx', 'Still in']);
+        await client.query('commit');
+      });
+      await client.query(RENAME, ['in-tx', 'Outside']);
+      // A transaction rolled back leaves no entry.
+      await withChangeStamp(stamp('rolled back'), async () => {
+        await client.query('begin');
+        await client.query(RENAME, ['in-tx', 'Never']);
+        await client.query('rollback');
+      });
+    } finally {
+      client.release();
+    }
+    expect(await actorsOf('in-tx')).toEqual([
+      ['transaction', 'tx-1', 'CREATED'],
+      ['transaction', 'tx-1', 'UPDATED'],
+      [null, null, 'UPDATED'],
+    ]);
+  });
+
+  it('stamps the same statement text for each caller, however often it runs (prepared by name)', async () => {
+    await database.pool.query(INSERT, ['repeated', 'Repeated 0']);
+    // More runs than it takes a text to be named and a generic plan to be kept.
+    for (let i = 1; i <= 8; i++)
+      await withChangeStamp(stamp(`caller-${i}`, `c-${i}`), () =>
+        database.pool.query(RENAME, ['repeated', `Repeated ${i}`]),
+      );
+    const actors = await actorsOf('repeated');
+    expect(actors.slice(1)).toEqual(
+      Array.from({ length: 8 }, (_, i) => [`caller-${i + 1}`, `c-${i + 1}`, 'UPDATED']),
+    );
+  });
+
+  it('keeps callers apart when many stamped writes share the pool at once', async () => {
+    await database.pool.query(INSERT, ['shared', 'Shared']);
+    const n = 60;
+    await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        withChangeStamp(stamp(`writer-${i}`, `w-${i}`), () =>
+          database.pool.query(
+            `update asset_profiles set title = $2 where user_group = 'stamps' and profile = $1 returning title`,
+            ['shared', `by writer-${i}`],
+          ),
+        ),
+      ),
+    );
+    const r = await database.pool.query(
+      `select actor, correlation_id, after ->> 'title' as title from changes
+       where user_group = 'stamps' and profile = 'shared' and kind = 'UPDATED'`,
+    );
+    expect(r.rows).toHaveLength(n);
+    for (const row of r.rows) {
+      expect(row.title).toBe(`by ${row.actor}`);
+      expect(row.correlation_id).toBe(`w-${row.actor.slice('writer-'.length)}`);
+    }
+  });
+});
