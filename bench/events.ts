@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { graphql, percentile, pinLoadGenerator, signIn, startServer } from './lib.ts';
 
 /**
@@ -31,6 +33,26 @@ export interface EventsBenchResult {
   refusedWrites: number;
   /** Cores busy while the changes came: the server's, and this process's (the clients and writers). */
   cpu: { server: number; clients: number };
+  webhooks: WebhookBenchResult;
+}
+
+/**
+ * Webhook deliveries: a webhook per group to a receiver in this process that verifies every
+ * signature; a burst of changes written at once; how fast they are delivered.
+ */
+export interface WebhookBenchResult {
+  webhooks: number;
+  changes: number;
+  /** Distinct deliveries received (a delivery keeps its `webhook-id` on every attempt). */
+  delivered: number;
+  duplicates: number;
+  /** Deliveries whose signature did not verify with their webhook's secret. */
+  unverified: number;
+  /** From the first write's sending to the last delivery. */
+  seconds: number;
+  perSecond: number;
+  /** From a change's write answered to its delivery. */
+  lagMs: { p50: number; p95: number };
 }
 
 const STREAMS_PER_SESSION = 20;
@@ -41,9 +63,11 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
   const streams = smoke ? 10 : quick ? 200 : 1_000;
   const rate = smoke ? 20 : 200;
   const seconds = smoke ? 2 : quick ? 5 : 15;
+  const receiver = await webhookReceiver();
   const server = await startServer({
     ASSETQL_DEMO_DATA: 'false',
     ASSETQL_RATE_LIMITS: JSON.stringify({ signIn: { points: 10_000, seconds: 60 } }),
+    ASSETQL_WEBHOOKS: JSON.stringify({ allowedHosts: [`127.0.0.1:${receiver.port}`] }),
   });
   pinLoadGenerator();
   const controllers: AbortController[] = [];
@@ -149,6 +173,14 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
     const clientCpu = (own.user + own.system) / 1e6 / busy;
     await new Promise((r) => setTimeout(r, 500));
     const rssEnd = rssMb(server.child.pid!);
+    for (const c of controllers) c.abort();
+    const webhooks = await webhookPhase(
+      server.url,
+      names,
+      sessions,
+      receiver,
+      smoke ? 20 : quick ? 300 : 1_000,
+    );
 
     let delivered = 0;
     let missing = 0;
@@ -199,11 +231,139 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
       writeMs: { p50: r1(percentile(writeTimes, 50)), p95: r1(percentile(writeTimes, 95)) },
       refusedWrites,
       cpu: { server: Math.round(serverCpu * 100) / 100, clients: Math.round(clientCpu * 100) / 100 },
+      webhooks,
     };
   } finally {
     for (const c of controllers) c.abort();
     await server.close();
+    receiver.close();
   }
+}
+
+interface Receiver {
+  port: number;
+  /** Each group's webhook secret, once made. */
+  secrets: Map<string, string>;
+  /** Per delivery id: when it first arrived, and how often. */
+  received: Map<string, { at: number; times: number; entityId: string }>;
+  unverified: number;
+  close(): void;
+}
+
+/** A receiver at `/hook/<group>` answering 204 at once, after verifying the signature. */
+async function webhookReceiver(): Promise<Receiver> {
+  const r: Receiver = { port: 0, secrets: new Map(), received: new Map(), unverified: 0, close: () => {} };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const group = decodeURIComponent(req.url?.split('/').pop() ?? '');
+      const secret = r.secrets.get(group);
+      let entityId = '';
+      try {
+        const verified = new Webhook(secret ?? 'whsec_none').verify(
+          body,
+          req.headers as Record<string, string>,
+        ) as {
+          data: { entityId: string };
+        };
+        entityId = verified.data.entityId;
+      } catch {
+        r.unverified++;
+      }
+      const id = String(req.headers['webhook-id']);
+      const seen = r.received.get(id);
+      if (seen) seen.times++;
+      else r.received.set(id, { at: performance.now(), times: 1, entityId });
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  r.port = (server.address() as AddressInfo).port;
+  r.close = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  return r;
+}
+
+/**
+ * A webhook per group, then `perGroup` new assets per group written at once (upserts of 250),
+ * every group at the same time; waits for every delivery (60 s at most).
+ */
+async function webhookPhase(
+  base: string,
+  groups: string[],
+  sessions: Map<string, string[]>,
+  receiver: Receiver,
+  perGroup: number,
+): Promise<WebhookBenchResult> {
+  for (const group of groups) {
+    const made = await graphql(
+      base,
+      'mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { secret errors { message } } }',
+      {
+        input: {
+          url: `http://127.0.0.1:${receiver.port}/hook/${encodeURIComponent(group)}`,
+          filter: { entities: ['ASSET'], kinds: ['CREATED'] },
+        },
+      },
+      { 'x-svc-sessionid': sessions.get(group)![0]! },
+    );
+    if (made.body.errors || made.body.data.createWebhook.errors.length)
+      throw new Error(`createWebhook failed: ${JSON.stringify(made.body)}`);
+    receiver.secrets.set(group, made.body.data.createWebhook.secret);
+  }
+  const answeredAt = new Map<string, number>();
+  const start = performance.now();
+  const BATCH = 250;
+  await Promise.all(
+    groups.map(async (group) => {
+      for (let from = 0; from < perGroup; from += BATCH) {
+        const assets = Array.from({ length: Math.min(BATCH, perGroup - from) }, (_, i) => ({
+          id: `W-${group}-${from + i}`,
+          properties: { name: `webhook ${from + i}` },
+        }));
+        const r = await graphql(
+          base,
+          'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }',
+          { input: { profile: 'site', assets } },
+          { 'x-svc-sessionid': sessions.get(group)![0]! },
+        );
+        if (r.body.errors || r.body.data?.upsertAssets?.errors?.length)
+          throw new Error(`write failed: ${JSON.stringify(r.body).slice(0, 500)}`);
+        const now = performance.now();
+        for (const a of assets) answeredAt.set(a.id, now);
+      }
+    }),
+  );
+  const changes = perGroup * groups.length;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && receiver.received.size < changes)
+    await new Promise((r) => setTimeout(r, 50));
+  let last = start;
+  let duplicates = 0;
+  const lags: number[] = [];
+  for (const { at, times, entityId } of receiver.received.values()) {
+    last = Math.max(last, at);
+    duplicates += times - 1;
+    const answered = answeredAt.get(entityId);
+    if (answered !== undefined) lags.push(Math.max(0, at - answered));
+  }
+  lags.sort((a, b) => a - b);
+  const seconds = (last - start) / 1000;
+  return {
+    webhooks: groups.length,
+    changes,
+    delivered: receiver.received.size,
+    duplicates,
+    unverified: receiver.unverified,
+    seconds: Math.round(seconds * 100) / 100,
+    perSecond: Math.round(receiver.received.size / Math.max(seconds, 0.001)),
+    lagMs: { p50: Math.round(percentile(lags, 50)), p95: Math.round(percentile(lags, 95)) },
+  };
 }
 
 function countDelivered(received: { seen: Map<string, number[]> }[]): number {
@@ -300,5 +460,20 @@ export function eventsMarkdown(r: EventsBenchResult): string {
     `| cores busy while the changes came: server, clients | ${r.cpu.server}, ${r.cpu.clients} |`,
     `| server RSS with the streams open → at the end | ${r.rssMb.streamsOpen} → ${r.rssMb.end} MB (${r.rssMb.growth >= 0 ? '+' : ''}${r.rssMb.growth}) |`,
     '',
+    ...(r.webhooks
+      ? [
+          '### Webhook deliveries',
+          '',
+          `The streams closed, a webhook per group (${r.webhooks.webhooks}) to a receiver in the bench process that verifies every signature (\`standardwebhooks\`) and answers 204; then ${r.webhooks.changes} new assets written at once, upserts of 250 in each group at the same time.`,
+          '',
+          '| | figure |',
+          '|---|---|',
+          `| deliveries expected / received | ${r.webhooks.changes} / ${r.webhooks.delivered} |`,
+          `| duplicated, signatures not verified | ${r.webhooks.duplicates}, ${r.webhooks.unverified} |`,
+          `| deliveries a second (first write sent → last delivery) | ${r.webhooks.perSecond} (${r.webhooks.seconds} s) |`,
+          `| from a write's answer to its delivery, p50 / p95 | ${r.webhooks.lagMs.p50} / ${r.webhooks.lagMs.p95} ms |`,
+          '',
+        ]
+      : []),
   ].join('\n');
 }

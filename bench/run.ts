@@ -197,6 +197,11 @@ function smokeProblems(r: typeof results): string[] {
     problems.push(
       `events: ${events.missing} changes missing, ${events.duplicates} duplicated (${events.delivered} of ${events.expected} delivered)`,
     );
+  const hooks = events?.webhooks;
+  if (hooks && (hooks.delivered !== hooks.changes || hooks.duplicates || hooks.unverified))
+    problems.push(
+      `events: webhooks delivered ${hooks.delivered} of ${hooks.changes}, ${hooks.duplicates} duplicated, ${hooks.unverified} not verified`,
+    );
   const gc = r.gc as GcBenchResult | undefined;
   if (gc?.skipped) problems.push(`gc skipped: ${gc.skipped}`);
   if (gc && !gc.skipped && !(gc.service && gc.gateway)) problems.push('gc: the service was not measured');

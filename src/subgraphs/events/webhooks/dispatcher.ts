@@ -28,6 +28,14 @@ import {
 /** Deliveries sent at once by one process, and of one group. */
 const CONCURRENCY = 20;
 const PER_GROUP = 4;
+/**
+ * Deliveries claimed at once, and of one group: claimed ahead of their sending, so that the
+ * claim's statements are shared; each claim's lease covers the longest wait behind the others.
+ */
+const CLAIM = 100;
+const CLAIM_PER_GROUP = 16;
+/** How long a maker's standing, once asked, is trusted for the next deliveries (a session's too). */
+const STANDING_MS = 1_000;
 /** Entries read from a group's log at once. */
 const PAGE = 500;
 /** The longest a process waits before it looks again while webhooks exist (another's due deliveries). */
@@ -164,28 +172,41 @@ export class WebhookDispatcher {
 
   /**
    * Sends what is due, at most 20 at once and 4 of one group (a group whose endpoints answer
-   * slowly holds its own four, never the others'), taking more as each attempt ends.
+   * slowly holds its own four, never the others'), taking more as each attempt ends. Claimed
+   * {@link CLAIM} at a time, at most {@link CLAIM_PER_GROUP} of a group, under a lease that covers
+   * waiting behind the rest of the claim.
    */
   async #sendDue(): Promise<void> {
     const { db, settings } = this.#options;
+    const lease = settings.timeoutMs * (Math.ceil(CLAIM_PER_GROUP / PER_GROUP) + 1) + 5_000;
+    const waiting: Due[] = [];
     const inFlight = new Set<Promise<void>>();
     const perGroup = new Map<string, number>();
+    const standing = new Map<string, { at: number; ok: Promise<boolean> }>();
+    let more = true;
     for (;;) {
-      const free = CONCURRENCY - inFlight.size;
-      const full = [...perGroup].filter(([, n]) => n >= PER_GROUP).map(([g]) => g);
-      const due =
-        free > 0 && !this.#closed
-          ? await claimDue(db, free, settings.timeoutMs * 2 + 5_000, PER_GROUP, full)
-          : [];
-      for (const d of due) {
-        const group = d.delivery.user_group;
+      if (more && waiting.length < CONCURRENCY && !this.#closed) {
+        // None of what is claimed already, nor in flight: the claim takes only what is due.
+        const got = await claimDue(db, CLAIM, lease, CLAIM_PER_GROUP, []);
+        more = got.length === CLAIM;
+        waiting.push(...got);
+      }
+      for (let i = 0; i < waiting.length && inFlight.size < CONCURRENCY; ) {
+        const due = waiting[i]!;
+        const group = due.delivery.user_group;
+        if ((perGroup.get(group) ?? 0) >= PER_GROUP || this.#closed) {
+          i++;
+          continue;
+        }
+        waiting.splice(i, 1);
         perGroup.set(group, (perGroup.get(group) ?? 0) + 1);
-        const sending: Promise<void> = this.#send(d).finally(() => {
+        const sending: Promise<void> = this.#send(due, standing).finally(() => {
           inFlight.delete(sending);
           perGroup.set(group, perGroup.get(group)! - 1);
         });
         inFlight.add(sending);
       }
+      // What is left claimed when closing runs out its lease, and another process sends it.
       if (inFlight.size === 0) return;
       await Promise.race(inFlight);
     }
@@ -224,7 +245,23 @@ export class WebhookDispatcher {
     }
   }
 
-  async #send(due: Due): Promise<void> {
+  /** Whether `username` may still act in `group`, asked once a second at most per send loop. */
+  #inGoodStanding(
+    username: string,
+    group: string,
+    memo: Map<string, { at: number; ok: Promise<boolean> }>,
+  ): Promise<boolean> {
+    const key = `${group}\0${username}`;
+    const had = memo.get(key);
+    if (had && performance.now() - had.at < STANDING_MS) return had.ok;
+    const ok = this.#options.standing.inGoodStanding(username, group);
+    memo.set(key, { at: performance.now(), ok });
+    // A failed question is asked again, not remembered.
+    ok.catch(() => memo.delete(key));
+    return ok;
+  }
+
+  async #send(due: Due, standing: Map<string, { at: number; ok: Promise<boolean> }>): Promise<void> {
     const { settings, log, key, db } = this.#options;
     const { delivery, webhook, change } = due;
     const started = performance.now();
@@ -233,7 +270,7 @@ export class WebhookDispatcher {
     let gone: string | undefined;
     if (!change) error = 'the change is no longer in the log (retention)';
     else if (!webhook.enabled) error = `the webhook is disabled (${webhook.disabled_reason ?? 'by a user'})`;
-    else if (!(await this.#options.standing.inGoodStanding(webhook.created_by, webhook.user_group))) {
+    else if (!(await this.#inGoodStanding(webhook.created_by, webhook.user_group, standing))) {
       // As an export link does: what acts for a user stops when the user may no longer act.
       gone = 'its maker no longer belongs to the group';
       error = `the webhook is disabled (${gone})`;

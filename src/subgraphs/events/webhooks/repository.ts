@@ -266,17 +266,32 @@ export async function claimDue(
       ) ranked
       where nth <= ${perGroup} order by next_attempt_at limit ${limit})
     returning ${DELIVERY}`.execute(db);
+  if (rows.length === 0) return [];
+  // Their webhooks and changes, in one statement each.
+  const { rows: webhooks } = await sql<WebhookRow>`
+    select ${WEBHOOK} from webhooks
+    where (user_group, id) in (select * from unnest(${rows.map((d) => d.user_group)}::text[], ${rows.map((d) => d.webhook_id)}::uuid[]))`.execute(
+    db,
+  );
+  const { rows: changes } = await sql<ChangeRow>`
+    select user_group, tx::text as tx, seq::text as seq, at, entity, profile, entity_id, kind, version, actor_kind,
+           actor, correlation_id, patch, before, after
+    from changes
+    where (user_group, tx, seq) in (
+      select * from unnest(${rows.map((d) => d.user_group)}::text[], ${rows.map((d) => d.tx)}::xid8[], ${rows.map((d) => d.seq)}::bigint[]))`.execute(
+    db,
+  );
+  const webhookOf = new Map(webhooks.map((w) => [`${w.user_group}\0${w.id}`, w]));
+  const changeOf = new Map(changes.map((c) => [`${c.user_group}\0${c.tx}\0${c.seq}`, c]));
   const out: Due[] = [];
   for (const delivery of rows) {
-    const webhook = await findWebhook(db, delivery.user_group, delivery.webhook_id);
+    const webhook = webhookOf.get(`${delivery.user_group}\0${delivery.webhook_id}`);
     if (!webhook) continue;
-    const { rows: changes } = await sql<ChangeRow>`
-      select tx::text as tx, seq::text as seq, at, entity, profile, entity_id, kind, version, actor_kind, actor,
-             correlation_id, patch, before, after
-      from changes where user_group = ${delivery.user_group} and tx = ${delivery.tx}::xid8 and seq = ${delivery.seq}::bigint`.execute(
-      db,
-    );
-    out.push({ delivery, webhook, change: changes[0] });
+    out.push({
+      delivery,
+      webhook,
+      change: changeOf.get(`${delivery.user_group}\0${delivery.tx}\0${delivery.seq}`),
+    });
   }
   return out;
 }
@@ -292,32 +307,24 @@ export async function recordAttempt(
   result: { succeeded: boolean; next: Date | null; disable?: string },
 ): Promise<void> {
   const { delivery, webhook } = due;
-  await db.transaction().execute(async (trx) => {
-    const attempt = delivery.attempts + 1;
-    await trx
-      .insertInto('webhook_attempts')
-      .values({
-        user_group: delivery.user_group,
-        delivery_id: delivery.id,
-        attempt,
-        status: outcome.status,
-        error: outcome.error,
-        duration_ms: Math.round(outcome.durationMs),
-      })
-      .execute();
-    const status = result.succeeded ? 'SUCCEEDED' : result.next ? 'PENDING' : 'FAILED';
-    await sql`
-      update webhook_deliveries set attempts = ${attempt}, status = ${status}, next_attempt_at = ${result.next}
-      where user_group = ${delivery.user_group} and id = ${delivery.id}::uuid`.execute(trx);
-    if (result.succeeded)
-      await sql`update webhooks set failing_since = null
-        where user_group = ${webhook.user_group} and id = ${webhook.id}::uuid and failing_since is not null`.execute(
-        trx,
-      );
-    else
-      await sql`update webhooks set failing_since = coalesce(failing_since, now()),
+  const attempt = delivery.attempts + 1;
+  const status = result.succeeded ? 'SUCCEEDED' : result.next ? 'PENDING' : 'FAILED';
+  // One statement, so one transaction: the attempt, the delivery's state and the webhook's.
+  const hook = result.succeeded
+    ? sql`update webhooks set failing_since = null
+        where user_group = ${webhook.user_group} and id = ${webhook.id}::uuid and failing_since is not null`
+    : sql`update webhooks set failing_since = coalesce(failing_since, now()),
           enabled = enabled and ${result.disable === undefined},
           disabled_reason = coalesce(${result.disable ?? null}, disabled_reason)
-        where user_group = ${webhook.user_group} and id = ${webhook.id}::uuid`.execute(trx);
-  });
+        where user_group = ${webhook.user_group} and id = ${webhook.id}::uuid`;
+  await sql`
+    with attempt as (
+      insert into webhook_attempts (user_group, delivery_id, attempt, status, error, duration_ms)
+      values (${delivery.user_group}, ${delivery.id}::uuid, ${attempt}, ${outcome.status}, ${outcome.error},
+              ${Math.round(outcome.durationMs)})
+    ), delivery as (
+      update webhook_deliveries set attempts = ${attempt}, status = ${status}, next_attempt_at = ${result.next}
+      where user_group = ${delivery.user_group} and id = ${delivery.id}::uuid
+    ), hook as (${hook})
+    select 1`.execute(db);
 }
