@@ -71,7 +71,8 @@ const WRITING = /^\s*(insert|update|delete|merge|with)\b/i;
  *
  * - a `begin` goes out as `begin; select set_config(…)`, one simple query: the transaction is
  *   stamped from its start;
- * - a writing statement outside any transaction goes out behind the stamp's own statement in the
+ * - a writing statement outside any transaction goes out behind the stamp's own statement: in one
+ *   simple query when it has no parameters (it may hold several statements), else in the
  *   same pipeline (Parse, Bind, Execute of each, then one Sync): both run in the pipeline's one
  *   implicit transaction, so the stamp holds for that statement alone, and the row locks it takes
  *   are released at its own commit, as for any statement alone (a transaction of `begin`, stamp,
@@ -96,6 +97,13 @@ export function stampingClient(): typeof pg.Client {
         sent = answered(new pg.Query(`${query.text}; ${stampStatement(stamp)}`), (r) =>
           Array.isArray(r) ? r[0]! : r,
         );
+      } else if (WRITING.test(query.text) && !inTransaction(this) && params.length === 0 && !query.name) {
+        // Without parameters, as pg sends it: a simple query, which may hold several statements,
+        // with the stamp's statement first; one implicit transaction all the same.
+        sent = answered(new pg.Query(`${stampStatement(stamp)}; ${query.text}`), (r) => {
+          const own = (r as pg.QueryResult[]).slice(1);
+          return (own.length === 1 ? own[0] : own) as pg.QueryResult;
+        });
       } else if (WRITING.test(query.text) && !inTransaction(this)) {
         sent = answered(new StampedQuery(query, stampValues(stamp)));
       } else return super.query(config, values, callback);

@@ -43,6 +43,17 @@ describe('change stamps', () => {
           `update asset_profiles set title = 'Literal' where user_group = 'stamps' and profile = 'lone'`,
         ),
       );
+      // Several statements in one text, as pg sends a text without parameters: each answers.
+      const both = (await withChangeStamp(stamp('third', 'req-3'), () =>
+        client.query(
+          `update asset_profiles set title = 'One' where user_group = 'stamps' and profile = 'lone';
+           update asset_profiles set title = 'Two' where user_group = 'stamps' and profile = 'lone' returning title`,
+        ),
+      )) as unknown as { command: string; rows: unknown[] }[];
+      expect(both.map((r) => [r.command, r.rows])).toEqual([
+        ['UPDATE', []],
+        ['UPDATE', [{ title: 'Two' }]],
+      ]);
       expect(await client.query('select 1 as one').then((r) => r.rows)).toEqual([{ one: 1 }]);
       expect(client.getTransactionStatus()).toBe('I');
     } finally {
@@ -52,6 +63,8 @@ describe('change stamps', () => {
       ["o'brien", 'req-1', 'CREATED'],
       [null, null, 'UPDATED'],
       ['second', 'req-2', 'UPDATED'],
+      ['third', 'req-3', 'UPDATED'],
+      ['third', 'req-3', 'UPDATED'],
     ]);
   });
 
