@@ -1,13 +1,19 @@
 /**
- * Exactly once across failure (#38): a client subscribed to the change stream of one
- * `assetql serve`, while concurrent writers make 10,000 changes through another on the same
- * PostgreSQL, receives every change exactly once and in cursor order, though the process serving
- * its stream is killed (`kill -9`) midway and the client resumes at a new one by `Last-Event-ID`.
+ * Exactly once across failure (#38): a client subscribed to the change stream, while concurrent
+ * writers make 10,000 changes through another `assetql serve` on the same PostgreSQL, receives
+ * every change exactly once and in cursor order, though the process serving its stream is killed
+ * (`kill -9`) midway and the client resumes at a new one by `Last-Event-ID`. In three forms: one
+ * `assetql serve`; the distributed form (the gateway is killed, the subgraphs stay); and one
+ * `assetql serve` with the log relayed to NATS JetStream (`ASSETQL_NATS_URL`).
  *
  * Needs PostgreSQL: DATABASE_URL, or the server at 127.0.0.1:5432 (user postgres), where the test
- * makes a database of its own.
+ * makes a database of its own; and for the last form nats-server with JetStream at
+ * ASSETQL_TEST_NATS_URL or 127.0.0.1:4222.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 import { exited, lastOutput, type Served, serve, serveEnv, signInDemo, stop } from '../helpers/processes.ts';
 import { type SseEvent, SseReader } from '../helpers/sse.ts';
@@ -37,13 +43,59 @@ afterAll(async () => {
   await database?.close();
 }, 60_000);
 
-const env = () => serveEnv(SECRET, { DATABASE_URL: database.url!, ASSETQL_DEMO_DATA: 'true' });
+const NATS_URL = process.env.ASSETQL_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+// A stream of this run's own: other runs on the same server have groups of the same names.
+const NATS_STREAM = `ASSETQL_E2E_${process.pid}_${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
 
-async function start(name: string): Promise<Served> {
-  const served = await serve(name, [], env(), 60_000);
+const env = (extra: Record<string, string> = {}) =>
+  serveEnv(SECRET, { DATABASE_URL: database.url!, ASSETQL_DEMO_DATA: 'true', ...extra });
+
+async function start(name: string, args: string[] = [], extra: Record<string, string> = {}): Promise<Served> {
+  const served = await serve(name, args, env(extra), 60_000);
   children.push(served);
   return served;
 }
+
+/** What serves the client's stream, and how a new one is started after a kill. */
+interface Form {
+  /** Starts whatever stays up across the kill (the distributed form's subgraphs). */
+  prepare?(): Promise<void>;
+  /** Starts the process the client's stream goes to. */
+  streamer(name: string): Promise<Served>;
+  /** The writers' server's settings. */
+  writerEnv?: Record<string, string>;
+}
+
+const ONE_PROCESS: Form = { streamer: (name) => start(name) };
+
+const subgraphUrls: Record<string, string> = {};
+const DISTRIBUTED: Form = {
+  async prepare() {
+    const served = await Promise.all(
+      SUBGRAPH_NAMES.map((name) => start(`subgraph ${name}`, ['--subgraph', name])),
+    );
+    SUBGRAPH_NAMES.forEach((name, i) => {
+      subgraphUrls[`ASSETQL_SUBGRAPH_${name.toUpperCase()}_URL`] = served[i]!.url;
+    });
+  },
+  streamer: (name) => start(`gateway (${name})`, ['--gateway'], subgraphUrls),
+};
+
+const NATS = { ASSETQL_NATS_URL: NATS_URL, ASSETQL_NATS_STREAM: NATS_STREAM };
+const WITH_NATS: Form = {
+  async prepare() {
+    try {
+      const nc = await connect({ servers: NATS_URL, timeout: 3_000 });
+      await nc.close();
+    } catch (e) {
+      throw new Error(
+        `this form needs nats-server with JetStream (nats-server -js) at ${NATS_URL}: ${(e as Error).message}`,
+      );
+    }
+  },
+  streamer: (name) => start(name, [], NATS),
+  writerEnv: NATS,
+};
 
 async function open(url: string, session: string, lastEventId?: string): Promise<SseReader> {
   const response = await fetch(url, {
@@ -62,9 +114,30 @@ async function open(url: string, session: string, lastEventId?: string): Promise
   return new SseReader(response);
 }
 
-it(`delivers each of ${TOTAL} changes of concurrent writers once, in order, across a kill -9 of the stream's server`, async () => {
-  const writer = await start('writer');
-  let streamer = await start('streamer');
+afterAll(async () => {
+  const nc = await connect({ servers: NATS_URL, timeout: 3_000 }).catch(() => undefined);
+  if (!nc) return;
+  await (await jetstreamManager(nc)).streams.delete(NATS_STREAM).catch(() => {});
+  await nc.close();
+});
+
+describe.each([
+  ['one assetql serve', ONE_PROCESS, 'one'],
+  ['the distributed form (its gateway killed)', DISTRIBUTED, 'distributed'],
+  ['one assetql serve with NATS JetStream', WITH_NATS, 'nats'],
+] as const)('%s', (_, form, tag) => {
+  it(
+    `delivers each of ${TOTAL} changes of concurrent writers once, in order, across a kill -9 of the stream's server`,
+    () => exactlyOnce(form, tag),
+    300_000,
+  );
+});
+
+/** The scenario through `form`; `tag` keeps its assets apart from the other forms'. */
+async function exactlyOnce(form: Form, tag: string): Promise<void> {
+  await form.prepare?.();
+  const writer = await start('writer', [], form.writerEnv);
+  let streamer = await form.streamer('streamer');
   const session = await signInDemo(writer.url);
   expect(session).not.toBe('');
 
@@ -74,7 +147,7 @@ it(`delivers each of ${TOTAL} changes of concurrent writers once, in order, acro
     Array.from({ length: WRITERS }, async (_, w) => {
       for (let b = 0; b < BATCHES; b++) {
         const assets = Array.from({ length: PER_BATCH }, (_, i) => ({
-          id: `KILL-${w}-${b}-${i}`,
+          id: `KILL-${tag}-${w}-${b}-${i}`,
           properties: { name: `Kill ${w} ${b} ${i}` },
         }));
         const r = await fetch(writer.url, {
@@ -109,7 +182,7 @@ it(`delivers each of ${TOTAL} changes of concurrent writers once, in order, acro
   streamer.child.kill('SIGKILL');
   await exited(streamer.child);
   await reader.cancel();
-  streamer = await start('streamer, again');
+  streamer = await form.streamer('streamer, again');
   reader = await open(streamer.url, session, got.at(-1)!.id);
   await read(TOTAL);
   await writing;
@@ -156,4 +229,6 @@ it(`delivers each of ${TOTAL} changes of concurrent writers once, in order, acro
   }
   const first = log.indexOf(got[0]!.cursor);
   expect(got.map((g) => g.cursor)).toEqual(log.slice(first, first + TOTAL));
-}, 300_000);
+  // The next form starts with servers of its own.
+  await Promise.all(children.splice(0).map((c) => stop(c.child)));
+}
