@@ -84,29 +84,33 @@ const WRITING = /^\s*(insert|update|delete|merge|with)\b/i;
 export function stampingClient(): typeof pg.Client {
   return class StampingClient extends pg.Client {
     // biome-ignore lint/suspicious/noExplicitAny: pg's query is overloaded many ways
-    override query(config: any, values?: any, callback?: any): any {
+    override query(...args: any[]): any {
+      const [config, values, callback] = args;
       const stamp = current.getStore();
+      // Passed on as given: pg, and what instruments it, read the arguments by their number.
       if (!stamp || (typeof config === 'object' && typeof config.submit === 'function'))
-        return super.query(config, values, callback);
-      const query: pg.QueryConfig = typeof config === 'string' ? { text: config } : { ...config };
-      const done = typeof values === 'function' ? values : callback;
+        return Reflect.apply(super.query, this, args);
+      const query: pg.QueryConfig & { callback?: unknown } =
+        typeof config === 'string' ? { text: config } : { ...config };
+      const done = typeof values === 'function' ? values : (callback ?? query.callback);
+      delete query.callback;
       if (Array.isArray(values)) query.values = values;
       const params = query.values ?? [];
       let sent: pg.Submittable & { promise: Promise<pg.QueryResult> };
       if (BEGIN.test(query.text) && params.length === 0) {
-        sent = answered(new pg.Query(`${query.text}; ${stampStatement(stamp)}`), (r) =>
+        sent = answered(new pg.Query({ ...query, text: `${query.text}\n;${stampStatement(stamp)}` }), (r) =>
           Array.isArray(r) ? r[0]! : r,
         );
       } else if (WRITING.test(query.text) && !inTransaction(this) && params.length === 0 && !query.name) {
         // Without parameters, as pg sends it: a simple query, which may hold several statements,
         // with the stamp's statement first; one implicit transaction all the same.
-        sent = answered(new pg.Query(`${stampStatement(stamp)}; ${query.text}`), (r) => {
+        sent = answered(new pg.Query({ ...query, text: `${stampStatement(stamp)};\n${query.text}` }), (r) => {
           const own = (r as pg.QueryResult[]).slice(1);
           return (own.length === 1 ? own[0] : own) as pg.QueryResult;
         });
       } else if (WRITING.test(query.text) && !inTransaction(this)) {
         sent = answered(new StampedQuery(query, stampValues(stamp)));
-      } else return super.query(config, values, callback);
+      } else return Reflect.apply(super.query, this, args);
       super.query(sent);
       if (typeof done !== 'function') return sent.promise;
       sent.promise.then(

@@ -192,7 +192,8 @@ describe('CLI beside a running server on the embedded database', () => {
         stderr: `assetql: ${line}\n`,
       });
     }
-  });
+    // Seven commands, each a process that starts and attaches to the server's database.
+  }, 120_000);
 
   it('prints its version, and every listing in camelCase', async () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));

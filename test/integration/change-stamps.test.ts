@@ -80,6 +80,31 @@ describe('change stamps', () => {
     expect(none.rowCount).toBe(0);
   });
 
+  it('keeps a statement’s options, and a begin that ends in a comment still stamps', async () => {
+    const client = await database.pool.connect();
+    try {
+      const rows = await withChangeStamp(stamp('options'), () =>
+        client.query({
+          text: `insert into asset_profiles (user_group, profile, title, owner_username)
+                 values ('stamps', 'options', 'Options', 'owner') returning profile, title`,
+          rowMode: 'array',
+        }),
+      );
+      expect(rows.rows).toEqual([['options', 'Options']]);
+      await withChangeStamp(stamp('commented'), async () => {
+        await client.query('begin -- a comment to the end of the line');
+        await client.query(RENAME, ['options', 'Commented']);
+        await client.query('commit');
+      });
+    } finally {
+      client.release();
+    }
+    expect(await actorsOf('options')).toEqual([
+      ['options', null, 'CREATED'],
+      ['commented', null, 'UPDATED'],
+    ]);
+  });
+
   it('writes nothing for a stamped statement that fails, and the connection goes on', async () => {
     const client = await database.pool.connect();
     try {

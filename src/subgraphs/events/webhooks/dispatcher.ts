@@ -18,6 +18,7 @@ import {
   anyWebhook,
   claimDue,
   type Due,
+  findWebhook,
   groupsWithWebhooks,
   lockWebhooks,
   nextDue,
@@ -28,12 +29,8 @@ import {
 /** Deliveries sent at once by one process, and of one group. */
 const CONCURRENCY = 20;
 const PER_GROUP = 4;
-/**
- * Deliveries claimed at once, and of one group: claimed ahead of their sending, so that the
- * claim's statements are shared; each claim's lease covers the longest wait behind the others.
- */
-const CLAIM = 100;
-const CLAIM_PER_GROUP = 16;
+/** A delivery waits this long at most between its claim and its sending before its webhook is read again. */
+const FRESH_MS = 1_000;
 /** How long a maker's standing, once asked, is trusted for the next deliveries (a session's too). */
 const STANDING_MS = 1_000;
 /** Entries read from a group's log at once. */
@@ -172,24 +169,31 @@ export class WebhookDispatcher {
 
   /**
    * Sends what is due, at most 20 at once and 4 of one group (a group whose endpoints answer
-   * slowly holds its own four, never the others'), taking more as each attempt ends. Claimed
-   * {@link CLAIM} at a time, at most {@link CLAIM_PER_GROUP} of a group, under a lease that covers
-   * waiting behind the rest of the claim.
+   * slowly holds its own four, never the others'), taking more as attempts end: a claim for
+   * every half of the slots freed, under a lease of two attempts' length.
    */
   async #sendDue(): Promise<void> {
     const { db, settings } = this.#options;
-    const lease = settings.timeoutMs * (Math.ceil(CLAIM_PER_GROUP / PER_GROUP) + 1) + 5_000;
-    const waiting: Due[] = [];
+    const waiting: (Due & { claimedAt: number })[] = [];
     const inFlight = new Set<Promise<void>>();
     const perGroup = new Map<string, number>();
     const standing = new Map<string, { at: number; ok: Promise<boolean> }>();
+    const held = (group: string) =>
+      (perGroup.get(group) ?? 0) + waiting.filter((d) => d.delivery.user_group === group).length;
     let more = true;
     for (;;) {
-      if (more && waiting.length < CONCURRENCY && !this.#closed) {
-        // None of what is claimed already, nor in flight: the claim takes only what is due.
-        const got = await claimDue(db, CLAIM, lease, CLAIM_PER_GROUP, []);
-        more = got.length === CLAIM;
-        waiting.push(...got);
+      // Claimed when half the slots or more are free (or none is busy), so that one claim serves
+      // several sends; never more of a group than can start once its sends in flight end, so
+      // that each is sent within the lease of one attempt's length after its claim.
+      const room = CONCURRENCY - inFlight.size - waiting.length;
+      if (more && !this.#closed && room > 0 && (inFlight.size === 0 || room >= CONCURRENCY / 2)) {
+        const full = [...new Set([...perGroup.keys(), ...waiting.map((d) => d.delivery.user_group)])].filter(
+          (g) => held(g) >= PER_GROUP,
+        );
+        const got = await claimDue(db, room, settings.timeoutMs * 2 + 5_000, PER_GROUP, full);
+        more = got.length > 0;
+        const at = performance.now();
+        for (const d of got) waiting.push({ ...d, claimedAt: at });
       }
       for (let i = 0; i < waiting.length && inFlight.size < CONCURRENCY; ) {
         const due = waiting[i]!;
@@ -261,8 +265,19 @@ export class WebhookDispatcher {
     return ok;
   }
 
-  async #send(due: Due, standing: Map<string, { at: number; ok: Promise<boolean> }>): Promise<void> {
+  async #send(
+    claimed: Due & { claimedAt: number },
+    standing: Map<string, { at: number; ok: Promise<boolean> }>,
+  ): Promise<void> {
     const { settings, log, key, db } = this.#options;
+    // A delivery that waited for a slot is sent as its webhook stands now (its URL, secret, state).
+    let due: Due = claimed;
+    if (performance.now() - claimed.claimedAt > FRESH_MS) {
+      const now = await findWebhook(db, claimed.webhook.user_group, claimed.webhook.id);
+      // Deleted meanwhile, with its deliveries.
+      if (!now) return;
+      due = { ...claimed, webhook: now };
+    }
     const { delivery, webhook, change } = due;
     const started = performance.now();
     let status: number | null = null;
