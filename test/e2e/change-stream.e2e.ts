@@ -11,7 +11,7 @@
  * makes a database of its own; and for the NATS form nats-server with JetStream at
  * ASSETQL_TEST_NATS_URL or 127.0.0.1:4222.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,7 @@ import {
   serve,
   serveEnv,
   signInDemo,
+  spawnGraphql,
   stop,
 } from '../helpers/processes.ts';
 import { type SseEvent, SseReader } from '../helpers/sse.ts';
@@ -136,8 +137,8 @@ const HIVE: Form = {
     );
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/graphql`;
-    const child: ChildProcess = spawn(
-      process.execPath,
+    const served = await spawnGraphql(
+      `hive-gateway (${name})`,
       [
         bin,
         'supergraph',
@@ -149,34 +150,11 @@ const HIVE: Form = {
         '--port',
         String(port),
       ],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const served = {
-      name: `hive-gateway (${name})`,
-      child,
-      output: [] as string[],
+      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
       url,
-    } as unknown as Served;
+    );
     children.push(served);
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => served.output.push(c));
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => served.output.push(c));
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && child.exitCode === null; ) {
-      const up = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ __typename }' }),
-        signal: AbortSignal.timeout(2_000),
-      })
-        .then((r) => r.ok)
-        .catch(() => false);
-      if (up) return served;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    throw new Error(`hive-gateway did not start\n${lastOutput(served, 40)}`);
+    return served;
   },
   sseIds: false,
 };

@@ -7,7 +7,7 @@
  * Needs PostgreSQL: DATABASE_URL, or the server at 127.0.0.1:5432 (user postgres), where the test
  * makes a database of its own.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,16 @@ import { seedDemo } from '../../src/demo/seed.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
-import { freePort, lastOutput, ROOT, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
+import {
+  freePort,
+  lastOutput,
+  ROOT,
+  type Served,
+  serve,
+  serveEnv,
+  spawnGraphql,
+  stop,
+} from '../helpers/processes.ts';
 import { SseReader } from '../helpers/sse.ts';
 
 const SECRET = 'routers-e2e-secret-0123456789abcdefghijkl';
@@ -41,32 +50,11 @@ const routers: Router[] = [];
 
 const childOutput = () => children.map((c) => lastOutput(c, 15)).join('\n');
 
-/** Spawns `command` and resolves once `ready()` answers true; rejects with its output otherwise. */
+/** Spawns `command` and resolves once it answers at `url`; rejects with its output otherwise. */
 async function spawnRouter(name: string, command: string[], env: Record<string, string>, url: string) {
-  const child: ChildProcess = spawn(process.execPath, command, {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const served = { name, child, output: [] as string[] };
+  const served = await spawnGraphql(name, command, env, url);
   children.push(served);
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => served.output.push(c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => served.output.push(c));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) break;
-    const up = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ __typename }' }),
-      signal: AbortSignal.timeout(2000),
-    })
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (up) return { name, url, served };
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`${name} did not start\n${lastOutput(served, 40)}`);
+  return { name, url, served };
 }
 
 beforeAll(async () => {

@@ -120,6 +120,36 @@ export async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * Starts `node …command` in the repository (a third-party router, say) and resolves once `url`
+ * answers `{ __typename }`; rejects with its last output if it exits or is not up in 60 s.
+ */
+export async function spawnGraphql(
+  name: string,
+  command: string[],
+  env: Record<string, string>,
+  url: string,
+): Promise<Served> {
+  const child = spawn(process.execPath, command, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const served: Served = { name, child, output: [], url };
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => served.output.push(c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => served.output.push(c));
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && child.exitCode === null; ) {
+    const up = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+      signal: AbortSignal.timeout(2_000),
+    })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (up) return served;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not start\n${lastOutput(served, 40)}`);
+}
+
 /** A TCP port nobody listens on right now. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
