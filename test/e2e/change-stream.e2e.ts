@@ -13,9 +13,8 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -24,14 +23,13 @@ import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
 import {
   exited,
-  freePort,
   lastOutput,
   ROOT,
   type Served,
   serve,
   serveEnv,
   signInDemo,
-  spawnGraphql,
+  startHiveGateway,
   stop,
 } from '../helpers/processes.ts';
 import { type SseEvent, SseReader } from '../helpers/sse.ts';
@@ -131,28 +129,7 @@ const HIVE: Form = {
     writeFileSync(supergraph, stdout);
   },
   async streamer(name) {
-    const bin = join(
-      dirname(createRequire(import.meta.url).resolve('@graphql-hive/gateway/package.json')),
-      'dist/bin.js',
-    );
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/graphql`;
-    const served = await spawnGraphql(
-      `hive-gateway (${name})`,
-      [
-        bin,
-        'supergraph',
-        supergraph,
-        '--config-path',
-        'examples/routers/hive-gateway.config.ts',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(port),
-      ],
-      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-      url,
-    );
+    const served = await startHiveGateway(`hive-gateway (${name})`, supergraph);
     children.push(served);
     return served;
   },

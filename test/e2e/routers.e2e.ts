@@ -9,9 +9,8 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBGRAPH_NAMES } from '../../src/config/index.ts';
@@ -27,6 +26,7 @@ import {
   serve,
   serveEnv,
   spawnGraphql,
+  startHiveGateway,
   stop,
 } from '../helpers/processes.ts';
 import { SseReader } from '../helpers/sse.ts';
@@ -97,29 +97,13 @@ beforeAll(async () => {
   writeFileSync(supergraph, stdout);
 
   const routerEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-  const hiveBin = join(
-    dirname(createRequire(import.meta.url).resolve('@graphql-hive/gateway/package.json')),
-    'dist/bin.js',
-  );
-  const [hivePort, apolloPort] = [await freePort(), await freePort()];
+  const apolloPort = await freePort();
   routers.push(
     ...(await Promise.all([
-      spawnRouter(
-        'hive-gateway',
-        [
-          hiveBin,
-          'supergraph',
-          supergraph,
-          '--config-path',
-          'examples/routers/hive-gateway.config.ts',
-          '--host',
-          '127.0.0.1',
-          '--port',
-          String(hivePort),
-        ],
-        routerEnv,
-        `http://127.0.0.1:${hivePort}/graphql`,
-      ),
+      startHiveGateway('hive-gateway', supergraph).then((served) => {
+        children.push(served);
+        return { name: 'hive-gateway', url: served.url, served };
+      }),
       spawnRouter(
         'apollo-gateway',
         ['examples/routers/apollo-gateway.ts'],

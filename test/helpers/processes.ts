@@ -1,8 +1,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -148,6 +149,34 @@ export async function spawnGraphql(
   }
   child.kill('SIGKILL');
   throw new Error(`${name} did not start\n${lastOutput(served, 40)}`);
+}
+
+/**
+ * The `hive-gateway` CLI over `supergraph` (a file), configured as docs/routers.md says
+ * (examples/routers/hive-gateway.config.ts), on a free port; its `url` is its `/graphql`.
+ */
+export async function startHiveGateway(name: string, supergraph: string): Promise<Served> {
+  const bin = join(
+    dirname(createRequire(import.meta.url).resolve('@graphql-hive/gateway/package.json')),
+    'dist/bin.js',
+  );
+  const port = await freePort();
+  return spawnGraphql(
+    name,
+    [
+      bin,
+      'supergraph',
+      supergraph,
+      '--config-path',
+      'examples/routers/hive-gateway.config.ts',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ],
+    { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    `http://127.0.0.1:${port}/graphql`,
+  );
 }
 
 /** A TCP port nobody listens on right now. */
