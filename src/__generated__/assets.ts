@@ -38,8 +38,23 @@ export type Asset = {
   id: Scalars['ID']['output'];
   isDeleted: Scalars['Boolean']['output'];
   issueSubject: IssueSubject;
+  /** Each key's latest observed value with its time, dataset and unit; `only` limits the keys (assetql addition). */
+  latestObservations: Array<LatestObservation>;
   modifiedAt: Maybe<Scalars['DateTime']['output']>;
   observation: Maybe<Scalars['JSONObject']['output']>;
+  /**
+   * A key's readings in buckets of `resolution` (`1m`, `15m`, `1h`, `1d`, or an ISO 8601 duration
+   * such as `PT5M` or `P1W`) over [`from`, `to`), aligned in `timezone` (an IANA name, default
+   * UTC): a day bucket lasts 23 or 25 hours across a daylight-saving change. At most 10,000
+   * buckets. Numeric readings only (docs/telemetry.md).
+   */
+  observationSeries: Maybe<ObservationSeries>;
+  /**
+   * Raw readings of one key (or of every key, as objects by time) over [`from`, `to`), oldest
+   * first: at most 100,000 a page, 1,000 by default. With `downsample`, at most `points` readings
+   * chosen to keep the chart's shape (LTTB), one page.
+   */
+  observations: ObservationConnection;
   profile: Scalars['ID']['output'];
   /** Properties merged from the datasets, with defaults; `only` limits the keys returned. */
   properties: Maybe<Scalars['JSONObject']['output']>;
@@ -48,6 +63,34 @@ export type Asset = {
   secondaryDisplayName: Maybe<Scalars['String']['output']>;
   /** Counts the asset's changes (1 when created); `AssetInput.ifVersion` takes it (assetql addition). */
   version: Scalars['Int']['output'];
+};
+
+
+export type AssetLatestObservationsArgs = {
+  only?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+
+export type AssetObservationSeriesArgs = {
+  aggregates?: InputMaybe<Array<ObservationAggregate>>;
+  dataset?: InputMaybe<Scalars['ID']['input']>;
+  fill?: InputMaybe<ObservationFill>;
+  from: Scalars['DateTime']['input'];
+  property: Scalars['String']['input'];
+  resolution: Scalars['String']['input'];
+  timezone?: InputMaybe<Scalars['String']['input']>;
+  to: Scalars['DateTime']['input'];
+};
+
+
+export type AssetObservationsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  dataset?: InputMaybe<Scalars['ID']['input']>;
+  downsample?: InputMaybe<ObservationDownsample>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  property?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -819,6 +862,17 @@ export type IssueSubject = {
   type: Scalars['String']['output'];
 };
 
+/** A key's latest value on an asset (assetql addition). */
+export type LatestObservation = {
+  __typename?: 'LatestObservation';
+  /** When the value was observed. */
+  at: Maybe<Scalars['DateTime']['output']>;
+  property: Scalars['String']['output'];
+  /** The unit of the profile's property of the same name, if any. */
+  unit: Maybe<Scalars['String']['output']>;
+  value: Maybe<Scalars['JSON']['output']>;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   /** Applies a conversion configuration to up to 1000 assets, all or none (assetql addition). */
@@ -831,6 +885,12 @@ export type Mutation = {
   /** Marks up to 1000 assets deleted, or removes them with `hard: true` (assetql addition). */
   deleteAssets: AssetsMutationResult;
   putAssetProfileExtension: Maybe<AssetProfileMutationResult>;
+  /**
+   * Stores up to 10,000 observations of one state dataset, all or none (docs/telemetry.md). An
+   * observation already stored for the same asset, key and time is replaced; an older observation
+   * never replaces a newer latest value (assetql addition).
+   */
+  recordObservations: RecordObservationsResult;
   removeAssetProfileExtension: Maybe<AssetProfileMutationResult>;
   updateAssetFilter: Maybe<AssetFilterMutationResult>;
   updateAssetProfile: Maybe<AssetProfileMutationResult>;
@@ -877,6 +937,12 @@ export type MutationPutAssetProfileExtensionArgs = {
 };
 
 
+export type MutationRecordObservationsArgs = {
+  correlationId?: InputMaybe<Scalars['String']['input']>;
+  input: RecordObservationsInput;
+};
+
+
 export type MutationRemoveAssetProfileExtensionArgs = {
   input: RemoveAssetProfileExtensionInput;
 };
@@ -913,6 +979,92 @@ export type MutationUpsertAssetsArgs = {
   input: UpsertAssetsInput;
 };
 
+/** What `observationSeries` computes per bucket. */
+export type ObservationAggregate =
+  | 'AVG'
+  | 'COUNT'
+  | 'FIRST'
+  | 'LAST'
+  | 'MAX'
+  | 'MIN'
+  | 'STDDEV'
+  | 'SUM';
+
+/** One bucket [start, end) of a series; aggregates not asked for, and those of an empty bucket unless filled, are null. */
+export type ObservationBucket = {
+  __typename?: 'ObservationBucket';
+  avg: Maybe<Scalars['Float']['output']>;
+  count: Scalars['Int']['output'];
+  end: Scalars['DateTime']['output'];
+  first: Maybe<Scalars['Float']['output']>;
+  last: Maybe<Scalars['Float']['output']>;
+  max: Maybe<Scalars['Float']['output']>;
+  min: Maybe<Scalars['Float']['output']>;
+  start: Scalars['DateTime']['output'];
+  /** The sample standard deviation; null under two readings. */
+  stddev: Maybe<Scalars['Float']['output']>;
+  sum: Maybe<Scalars['Float']['output']>;
+};
+
+export type ObservationConnection = {
+  __typename?: 'ObservationConnection';
+  edges: Array<ObservationEdge>;
+  pageInfo: PageInfo;
+};
+
+export type ObservationDownsample = {
+  method?: InputMaybe<ObservationDownsampleMethod>;
+  /** At most this many readings, 3 to 10,000. */
+  points: Scalars['Int']['input'];
+};
+
+export type ObservationDownsampleMethod =
+  /** Largest-Triangle-Three-Buckets (Steinarsson, 2013), over min/max preselected readings on long ranges. */
+  | 'LTTB';
+
+export type ObservationEdge = {
+  __typename?: 'ObservationEdge';
+  cursor: Scalars['String']['output'];
+  node: ObservationReading;
+};
+
+/**
+ * What an empty bucket of `observationSeries` holds. NONE leaves it out; NULL gives it with null
+ * aggregates; ZERO with zeros; PREVIOUS with the previous bucket's aggregates; LINEAR with values
+ * interpolated between the buckets either side (null before the first and after the last). Its
+ * `count` is 0 whatever the fill.
+ */
+export type ObservationFill =
+  | 'LINEAR'
+  | 'NONE'
+  | 'NULL'
+  | 'PREVIOUS'
+  | 'ZERO';
+
+export type ObservationInput = {
+  at: Scalars['DateTime']['input'];
+  /** The asset's id. */
+  id: Scalars['ID']['input'];
+  /** Key to value: a number, a string or a boolean (or the type of the profile's property of that key). */
+  values: Scalars['JSONObject']['input'];
+};
+
+/** One time's readings: the key asked for, or every key read at that time. */
+export type ObservationReading = {
+  __typename?: 'ObservationReading';
+  at: Scalars['DateTime']['output'];
+  values: Scalars['JSONObject']['output'];
+};
+
+export type ObservationSeries = {
+  __typename?: 'ObservationSeries';
+  buckets: Array<ObservationBucket>;
+  property: Scalars['String']['output'];
+  resolution: Scalars['String']['output'];
+  timezone: Scalars['String']['output'];
+  unit: Maybe<Scalars['String']['output']>;
+};
+
 export type PageInfo = {
   __typename?: 'PageInfo';
   endCursor: Maybe<Scalars['String']['output']>;
@@ -942,6 +1094,21 @@ export type QueryAssetFilterArgs = {
 
 export type QueryAssetsArgs = {
   profile: Scalars['ID']['input'];
+};
+
+export type RecordObservationsInput = {
+  /** A state dataset of the profile. */
+  dataset: Scalars['ID']['input'];
+  observations: Array<ObservationInput>;
+  profile: Scalars['ID']['input'];
+};
+
+export type RecordObservationsResult = {
+  __typename?: 'RecordObservationsResult';
+  correlationId: Scalars['String']['output'];
+  errors: Array<AssetMutationError>;
+  /** Observations stored (0 when refused). */
+  recorded: Scalars['Int']['output'];
 };
 
 /** A source of timestamped asset state; the latest value of each key forms `Asset.observation`. */
@@ -1260,9 +1427,22 @@ export type ResolversTypes = ResolversObject<{
   IssueSubject: ResolverTypeWrapper<{ type: string; reference: string }>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
+  LatestObservation: ResolverTypeWrapper<LatestObservation>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ObservationAggregate: ObservationAggregate;
+  ObservationBucket: ResolverTypeWrapper<ObservationBucket>;
+  ObservationConnection: ResolverTypeWrapper<ObservationConnection>;
+  ObservationDownsample: ObservationDownsample;
+  ObservationDownsampleMethod: ObservationDownsampleMethod;
+  ObservationEdge: ResolverTypeWrapper<ObservationEdge>;
+  ObservationFill: ObservationFill;
+  ObservationInput: ObservationInput;
+  ObservationReading: ResolverTypeWrapper<ObservationReading>;
+  ObservationSeries: ResolverTypeWrapper<ObservationSeries>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RecordObservationsInput: RecordObservationsInput;
+  RecordObservationsResult: ResolverTypeWrapper<RecordObservationsResult>;
   StateUpdateDataset: ResolverTypeWrapper<StateUpdateDataset>;
   UpDataset: ResolverTypeWrapper<UpDataset>;
   UpSpecificationParameter: ResolverTypeWrapper<UpSpecificationParameter>;
@@ -1353,9 +1533,19 @@ export type ResolversParentTypes = ResolversObject<{
   IssueSubject: { type: string; reference: string };
   JSON: Scalars['JSON']['output'];
   JSONObject: Scalars['JSONObject']['output'];
+  LatestObservation: LatestObservation;
   Mutation: Record<PropertyKey, never>;
+  ObservationBucket: ObservationBucket;
+  ObservationConnection: ObservationConnection;
+  ObservationDownsample: ObservationDownsample;
+  ObservationEdge: ObservationEdge;
+  ObservationInput: ObservationInput;
+  ObservationReading: ObservationReading;
+  ObservationSeries: ObservationSeries;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  RecordObservationsInput: RecordObservationsInput;
+  RecordObservationsResult: RecordObservationsResult;
   StateUpdateDataset: StateUpdateDataset;
   UpDataset: UpDataset;
   UpSpecificationParameter: UpSpecificationParameter;
@@ -1379,8 +1569,11 @@ export type AssetResolvers<ContextType = AssetsContext, ParentType extends Resol
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isDeleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   issueSubject?: Resolver<ResolversTypes['IssueSubject'], ParentType, ContextType>;
+  latestObservations?: Resolver<Array<ResolversTypes['LatestObservation']>, ParentType, ContextType, Partial<AssetLatestObservationsArgs>>;
   modifiedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   observation?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
+  observationSeries?: Resolver<Maybe<ResolversTypes['ObservationSeries']>, ParentType, ContextType, RequireFields<AssetObservationSeriesArgs, 'from' | 'property' | 'resolution' | 'to'>>;
+  observations?: Resolver<ResolversTypes['ObservationConnection'], ParentType, ContextType, Partial<AssetObservationsArgs>>;
   profile?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   properties?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType, Partial<AssetPropertiesArgs>>;
   related?: Resolver<Maybe<ResolversTypes['AssetRelationship']>, ParentType, ContextType, Partial<AssetRelatedArgs>>;
@@ -1747,6 +1940,13 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
   name: 'JSONObject';
 }
 
+export type LatestObservationResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['LatestObservation'] = ResolversParentTypes['LatestObservation']> = ResolversObject<{
+  at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  property?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  unit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+}>;
+
 export type MutationResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   convertAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationConvertAssetsArgs, 'input'>>;
   createAssetFilter?: Resolver<Maybe<ResolversTypes['AssetFilterMutationResult']>, ParentType, ContextType, RequireFields<MutationCreateAssetFilterArgs, 'input'>>;
@@ -1754,6 +1954,7 @@ export type MutationResolvers<ContextType = AssetsContext, ParentType extends Re
   deleteAssetDownload?: Resolver<ResolversTypes['AssetFilterDownloadMutationResult'], ParentType, ContextType, RequireFields<MutationDeleteAssetDownloadArgs, 'id'>>;
   deleteAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationDeleteAssetsArgs, 'input'>>;
   putAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationPutAssetProfileExtensionArgs, 'input'>>;
+  recordObservations?: Resolver<ResolversTypes['RecordObservationsResult'], ParentType, ContextType, RequireFields<MutationRecordObservationsArgs, 'input'>>;
   removeAssetProfileExtension?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, RequireFields<MutationRemoveAssetProfileExtensionArgs, 'input'>>;
   updateAssetFilter?: Resolver<Maybe<ResolversTypes['AssetFilterMutationResult']>, ParentType, ContextType, RequireFields<MutationUpdateAssetFilterArgs, 'input'>>;
   updateAssetProfile?: Resolver<Maybe<ResolversTypes['AssetProfileMutationResult']>, ParentType, ContextType, Partial<MutationUpdateAssetProfileArgs>>;
@@ -1761,6 +1962,42 @@ export type MutationResolvers<ContextType = AssetsContext, ParentType extends Re
   updateAssetProfileViewConfiguration?: Resolver<ResolversTypes['AssetProfileViewConfigurationMutationResult'], ParentType, ContextType, RequireFields<MutationUpdateAssetProfileViewConfigurationArgs, 'input'>>;
   updateAssetProfileViewLayout?: Resolver<ResolversTypes['AssetProfileViewLayoutMutationResult'], ParentType, ContextType, Partial<MutationUpdateAssetProfileViewLayoutArgs>>;
   upsertAssets?: Resolver<ResolversTypes['AssetsMutationResult'], ParentType, ContextType, RequireFields<MutationUpsertAssetsArgs, 'input'>>;
+}>;
+
+export type ObservationBucketResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['ObservationBucket'] = ResolversParentTypes['ObservationBucket']> = ResolversObject<{
+  avg?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  end?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  first?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  last?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  max?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  min?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  stddev?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  sum?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+}>;
+
+export type ObservationConnectionResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['ObservationConnection'] = ResolversParentTypes['ObservationConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ObservationEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type ObservationEdgeResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['ObservationEdge'] = ResolversParentTypes['ObservationEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ObservationReading'], ParentType, ContextType>;
+}>;
+
+export type ObservationReadingResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['ObservationReading'] = ResolversParentTypes['ObservationReading']> = ResolversObject<{
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  values?: Resolver<ResolversTypes['JSONObject'], ParentType, ContextType>;
+}>;
+
+export type ObservationSeriesResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['ObservationSeries'] = ResolversParentTypes['ObservationSeries']> = ResolversObject<{
+  buckets?: Resolver<Array<ResolversTypes['ObservationBucket']>, ParentType, ContextType>;
+  property?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  resolution?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timezone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  unit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1776,6 +2013,12 @@ export type QueryResolvers<ContextType = AssetsContext, ParentType extends Resol
   assetFilters?: Resolver<Maybe<Array<ResolversTypes['AssetSelectionFilter']>>, ParentType, ContextType>;
   assetProfiles?: Resolver<Maybe<ResolversTypes['AssetProfiles']>, ParentType, ContextType>;
   assets?: Resolver<Maybe<ResolversTypes['Assets']>, ParentType, ContextType, RequireFields<QueryAssetsArgs, 'profile'>>;
+}>;
+
+export type RecordObservationsResultResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['RecordObservationsResult'] = ResolversParentTypes['RecordObservationsResult']> = ResolversObject<{
+  correlationId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['AssetMutationError']>, ParentType, ContextType>;
+  recorded?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type StateUpdateDatasetResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['StateUpdateDataset'] = ResolversParentTypes['StateUpdateDataset']> = ResolversObject<{
@@ -1854,9 +2097,16 @@ export type Resolvers<ContextType = AssetsContext> = ResolversObject<{
   IssueSubject?: IssueSubjectResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   JSONObject?: GraphQLScalarType;
+  LatestObservation?: LatestObservationResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  ObservationBucket?: ObservationBucketResolvers<ContextType>;
+  ObservationConnection?: ObservationConnectionResolvers<ContextType>;
+  ObservationEdge?: ObservationEdgeResolvers<ContextType>;
+  ObservationReading?: ObservationReadingResolvers<ContextType>;
+  ObservationSeries?: ObservationSeriesResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RecordObservationsResult?: RecordObservationsResultResolvers<ContextType>;
   StateUpdateDataset?: StateUpdateDatasetResolvers<ContextType>;
   UpDataset?: UpDatasetResolvers<ContextType>;
   UpSpecificationParameter?: UpSpecificationParameterResolvers<ContextType>;

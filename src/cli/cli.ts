@@ -9,6 +9,7 @@ import { outboxCommand } from './commands/outbox.ts';
 import { profilesCommands } from './commands/profiles.ts';
 import { serveCommand } from './commands/serve.ts';
 import { supergraphCommand } from './commands/supergraph.ts';
+import { telemetryCommands } from './commands/telemetry.ts';
 import { usersCommands } from './commands/users.ts';
 import { errorReport } from './errors.ts';
 
@@ -45,6 +46,7 @@ export function program(): Command {
   outboxCommand(cli);
   importCommands(cli);
   demoCommands(cli);
+  telemetryCommands(cli);
   return cli;
 }
 

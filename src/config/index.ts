@@ -88,6 +88,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     rememberDevices: env.ASSETQL_REMEMBER_DEVICES,
     rememberDevicesDays: env.ASSETQL_REMEMBER_DEVICES_DAYS,
     changeRetentionDays: env.ASSETQL_CHANGE_RETENTION_DAYS,
+    observationRetentionDays: env.ASSETQL_OBSERVATION_RETENTION_DAYS,
+    mqttUrl: env.ASSETQL_MQTT_URL,
+    mqttTopicPrefix: env.ASSETQL_MQTT_TOPIC_PREFIX,
     corsOrigins: env.ASSETQL_CORS_ORIGINS?.split(',')
       .map((o) => o.trim())
       .filter(Boolean),
@@ -215,6 +218,9 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   rememberDevices: 'ASSETQL_REMEMBER_DEVICES',
   rememberDevicesDays: 'ASSETQL_REMEMBER_DEVICES_DAYS',
   changeRetentionDays: 'ASSETQL_CHANGE_RETENTION_DAYS',
+  observationRetentionDays: 'ASSETQL_OBSERVATION_RETENTION_DAYS',
+  mqttUrl: 'ASSETQL_MQTT_URL',
+  mqttTopicPrefix: 'ASSETQL_MQTT_TOPIC_PREFIX',
   smtpUrl: 'ASSETQL_SMTP_URL',
   mailFrom: 'ASSETQL_MAIL_FROM',
   twilio: 'ASSETQL_TWILIO_<ACCOUNT_SID|AUTH_TOKEN|FROM>',

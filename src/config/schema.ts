@@ -108,6 +108,26 @@ export const schema = z
       .min(1, { error: 'must be a number of days from 1 to 3650' })
       .max(3650, { error: 'must be a number of days from 1 to 3650' })
       .default(365),
+    /** `ASSETQL_OBSERVATION_RETENTION_DAYS`: how long a group keeps readings unless it has its own (docs/telemetry.md) @default 400 */
+    observationRetentionDays: z.coerce
+      .number({ error: 'must be a number of days from 1 to 36500' })
+      .int({ error: 'must be a number of days from 1 to 36500' })
+      .min(1, { error: 'must be a number of days from 1 to 36500' })
+      .max(36500, { error: 'must be a number of days from 1 to 36500' })
+      .default(400),
+    /**
+     * `ASSETQL_MQTT_URL`: an MQTT broker (`mqtt://user:pass@host:1883`, `mqtts://`) whose readings
+     * `assetql serve` takes in (docs/telemetry.md); off without.
+     */
+    mqttUrl: z
+      .string()
+      .regex(/^mqtts?:\/\/[^\s]+$/, { error: 'must be an mqtt:// or mqtts:// URL' })
+      .optional(),
+    /** `ASSETQL_MQTT_TOPIC_PREFIX`: the topics' first levels, before `{group}/{profile}/{assetId}/{dataset}` @default assetql */
+    mqttTopicPrefix: z
+      .string()
+      .regex(/^[^#+\s]{1,100}$/, { error: 'must be 1 to 100 characters without #, + or spaces' })
+      .default('assetql'),
     /** `ASSETQL_SMTP_URL`, e.g. `smtps://user:pass@mail.example.com`; without it, mail goes to the outbox. */
     smtpUrl: z.string().optional(),
     /** `ASSETQL_MAIL_FROM` @default 'assetql <no-reply@localhost>' */

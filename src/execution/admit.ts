@@ -2,7 +2,7 @@ import type { GraphQLError, GraphQLSchema } from 'graphql';
 import type { DocumentLimits } from '../config/index.ts';
 import { type CostOptions, estimateCost } from './cost.ts';
 import { costError, type LimitName } from './document-limits.ts';
-import { checkInputs, type InputLimits, representationVariables } from './input-limits.ts';
+import { checkInputs, type InputLimits, longerLists, representationVariables } from './input-limits.ts';
 import type { Operation } from './operation.ts';
 import { coerceVariables, variablesOverLimits } from './variables.ts';
 
@@ -80,7 +80,13 @@ export function admit(place: Place, operation: Operation, asked: Asked): Admissi
     const representations = representationVariables(operation);
     const limited =
       variablesOverLimits(asked.variables, place.documentLimits, asked.requestBytes, representations) ??
-      checkInputs(operation.parsed, asked.variables, place.inputLimits, representations);
+      checkInputs(
+        operation.parsed,
+        asked.variables,
+        place.inputLimits,
+        representations,
+        longerLists(operation),
+      );
     if (limited) return refusedFor(place, [limited]);
   }
   const coercion = coerceVariables(place.schema, operation.variableDefinitions, variables, {

@@ -59,6 +59,8 @@ export function checkInputs(
   limits: InputLimits,
   /** The running operation's entity representations ({@link representationVariables}), held to the string limit only. */
   exempt: ReadonlySet<string> = NONE,
+  /** Lists allowed more items than `maxListLength`, by path ({@link longerLists}). */
+  longer: ReadonlyMap<string, number> = NO_LONGER,
 ): GraphQLError | null {
   const { maxStringLength: maximum, maxListLength } = limits;
   const literals = documentLiterals(document, limits);
@@ -74,11 +76,13 @@ export function checkInputs(
     }
     if (value === null || typeof value !== 'object') continue;
     if (Array.isArray(value)) {
-      if (value.length > maxListLength && !(place[1] === '$' && exempt.has(String(place[2]))))
+      const most =
+        value.length > maxListLength ? (longer.get(pathOf(place)) ?? maxListLength) : maxListLength;
+      if (value.length > most && !(place[1] === '$' && exempt.has(String(place[2]))))
         return refusal(
-          `The variable ${pathOf(place)} has ${value.length} items; at most ${maxListLength} are allowed.`,
+          `The variable ${pathOf(place)} has ${value.length} items; at most ${most} are allowed.`,
           'maxListLength',
-          maxListLength,
+          most,
         );
       const path = pathOf(place);
       for (let i = 0; i < value.length; i++) stack.push([value[i], path, i]);
@@ -95,6 +99,38 @@ export function checkInputs(
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const NO_LONGER: ReadonlyMap<string, number> = new Map();
+
+/**
+ * Input fields that take more items than the API's list limit, with their own bound: a batch of
+ * readings (`recordObservations`, docs/telemetry.md) is 10,000 observations, as Cognite's and
+ * SiteWise's ingest batches are. Their resolvers hold them to it again.
+ */
+export const LONGER_LISTS: Readonly<Record<string, number>> = {
+  'RecordObservationsInput.observations': 10_000,
+};
+
+/**
+ * The lists of the running operation's variables that {@link LONGER_LISTS} allows more items, by
+ * path (`$input.observations`): a variable of an input type named there, that field of it.
+ */
+export function longerLists(operation: Operation): ReadonlyMap<string, number> {
+  return operation.get(LONGER, () => {
+    const found = new Map<string, number>();
+    for (const d of operation.definition?.variableDefinitions ?? []) {
+      let type = d.type;
+      while (type.kind === Kind.NON_NULL_TYPE) type = type.type;
+      if (type.kind !== Kind.NAMED_TYPE) continue;
+      for (const [coordinate, most] of Object.entries(LONGER_LISTS)) {
+        const [typeName, field] = coordinate.split('.') as [string, string];
+        if (typeName === type.name.value) found.set(`$${d.variable.name.value}.${field}`, most);
+      }
+    }
+    return found.size ? found : NO_LONGER;
+  });
+}
+
+const LONGER = new Fact<ReadonlyMap<string, number>>('longer lists');
 
 /**
  * The variables the running operation (with the fragments it spreads) passes as a router's

@@ -56,6 +56,18 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     labelNames: ['outcome', 'reason'] as const,
     registers,
   });
+  const readings = new client.Counter({
+    name: 'assetql_readings_stored_total',
+    help: 'Readings (one value of one key at one time) stored, by source (mqtt, graphql)',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  const deadLetters = new client.Counter({
+    name: 'assetql_mqtt_dead_letters_total',
+    help: 'MQTT messages of readings refused to the dead-letter topic, by reason (unknown-asset, unknown-profile, wrong-type, too-large, bad-json, bad-input, too-old)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
   const subgraphs = new client.Histogram({
     name: 'assetql_subgraph_request_duration_seconds',
     help: 'Requests from the gateway to each subgraph by outcome (error: a failure or any error in the result), and their time',
@@ -153,6 +165,12 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     },
     poolWait(seconds) {
       poolWait.observe(seconds);
+    },
+    readingsStored(source, count) {
+      readings.inc({ source }, count);
+    },
+    deadLetter(reason) {
+      deadLetters.inc({ reason });
     },
     observePool(pool, max) {
       new client.Gauge({

@@ -38,6 +38,10 @@ export interface Metrics {
   refusal(kind: 'rate_limit' | 'document_limit', limit: string): void;
   /** The wait for a pooled database connection. */
   poolWait(seconds: number): void;
+  /** Readings stored from a source of telemetry (`mqtt`, `graphql`). */
+  readingsStored(source: string, count: number): void;
+  /** A telemetry message refused to the dead letter, by reason (docs/telemetry.md). */
+  deadLetter(reason: string): void;
 }
 
 /**
@@ -62,4 +66,6 @@ export const NO_METRICS: Metrics = {
   signIn: nothing,
   refusal: nothing,
   poolWait: nothing,
+  readingsStored: nothing,
+  deadLetter: nothing,
 };

@@ -12,6 +12,8 @@ export const LOCKS = {
   demoData: 2,
   /** Pruning the change log (src/subgraphs/events/retention.ts). */
   changeRetention: 3,
+  /** Pruning readings past their retention (src/subgraphs/assets/telemetry/retention.ts). */
+  observationRetention: 4,
 } as const;
 
 /** The first key of every assetql advisory lock: "aql" in ASCII. */

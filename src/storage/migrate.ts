@@ -24,6 +24,7 @@ import * as changeLog from './migrations/20261128T0100_change_log.ts';
 import * as webhooks from './migrations/20261128T0200_webhooks.ts';
 import * as changeRelay from './migrations/20261128T0300_change_relay.ts';
 import * as changeDiffCached from './migrations/20261128T0400_change_diff_cached.ts';
+import * as observationReadings from './migrations/20261129T0100_observation_readings.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '20261128T0200_webhooks': webhooks,
   '20261128T0300_change_relay': changeRelay,
   '20261128T0400_change_diff_cached': changeDiffCached,
+  '20261129T0100_observation_readings': observationReadings,
 };
 
 /**

@@ -227,13 +227,28 @@ export interface AssetDatasetRowsTable {
   modified_at: DefaultTimestamp;
 }
 
-export interface AssetStateObservationsTable {
+/** One time series: an asset's key of one state dataset (docs/telemetry.md). */
+export interface ObservationSeriesTable {
+  id: Generated<string>;
   user_group: string;
   profile: string;
-  dataset: string;
   asset_id: string;
-  observed_at: Timestamp;
-  values: Json<Record<string, unknown>>;
+  dataset: string;
+  property: string;
+}
+
+/** One reading: a number in `num`, any other value in `val`. Partitioned by month of `at`. */
+export interface ObservationReadingsTable {
+  series: string;
+  at: Timestamp;
+  num: number | null;
+  val: Json<unknown> | null;
+}
+
+/** How long a group keeps readings, when not the deployment's default. */
+export interface ObservationRetentionTable {
+  user_group: string;
+  days: number;
 }
 
 /** Counters kept at write time for `UpDataset` and `StateUpdateDataset`. */
@@ -348,7 +363,9 @@ export interface Tables {
   asset_conversions: AssetConversionsTable;
   asset_downloads: AssetDownloadsTable;
   asset_dataset_rows: AssetDatasetRowsTable;
-  asset_state_observations: AssetStateObservationsTable;
+  observation_series: ObservationSeriesTable;
+  observation_readings: ObservationReadingsTable;
+  observation_retention: ObservationRetentionTable;
   asset_dataset_stats: AssetDatasetStatsTable;
   changes: ChangesTable;
   change_horizons: ChangeHorizonsTable;

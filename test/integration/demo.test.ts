@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PROFILE_DOCUMENTS, seedDemo } from '../../src/demo/seed.ts';
 import { type DemoApp, startDemoApp } from '../helpers/app.ts';
@@ -130,13 +131,11 @@ describe('the demo tenant', () => {
     // several readings per sensor, the newest within the last hour
     expect(telemetry.observationCount).toBeGreaterThanOrEqual(sensors.length * 6);
     expect(Date.now() - Date.parse(telemetry.latestObservationAt)).toBeLessThan(3_600_000);
-    const history = await d.app.database.db
-      .selectFrom('asset_state_observations')
-      .select(['asset_id', 'observed_at', 'values'])
-      .where('user_group', '=', 'demo')
-      .where('profile', '=', 'sensor')
-      .where('dataset', '=', 'telemetry')
-      .execute();
+    const { rows: history } = await sql<{ asset_id: string; observed_at: string; values: unknown }>`
+      select s.asset_id, r.at as observed_at, jsonb_object_agg(s.property, coalesce(to_jsonb(r.num), r.val)) as values
+      from observation_series s join observation_readings r on r.series = s.id
+      where s.user_group = 'demo' and s.profile = 'sensor' and s.dataset = 'telemetry'
+      group by s.asset_id, r.at`.execute(d.app.database.db);
     const newest = new Map<string, { at: number; values: unknown }>();
     for (const h of history) {
       const at = new Date(h.observed_at as unknown as string).getTime();

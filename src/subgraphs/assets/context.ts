@@ -4,6 +4,7 @@ import type { Tables } from '../../storage/tables.ts';
 import type { BaseContext } from '../../subgraph-server/index.ts';
 import type { ExportTokens } from './exports/tokens.ts';
 import type { AssetLoaders } from './loaders.ts';
+import type { TelemetryRetention } from './telemetry/retention.ts';
 
 export interface AssetsContext extends BaseContext {
   db: Kysely<Tables>;
@@ -12,4 +13,6 @@ export interface AssetsContext extends BaseContext {
   loaders: AssetLoaders;
   /** Signs export links under the service's public base URL. */
   exports: { tokens: ExportTokens; baseUrl: string };
+  /** How long each group keeps readings (telemetry/retention.ts). */
+  telemetry: TelemetryRetention;
 }

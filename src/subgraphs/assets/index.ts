@@ -13,6 +13,7 @@ import { createAssetLoaders } from './loaders.ts';
 import { planPage } from './page-plans.ts';
 import type { ProfileCache } from './profiles/cache.ts';
 import { resolvers } from './resolvers/index.ts';
+import { TelemetryRetention } from './telemetry/retention.ts';
 
 export const assetsTypeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
@@ -31,6 +32,8 @@ export interface AssetsDeps extends SubgraphRuntime {
    * request reads the profiles it uses.
    */
   profiles?: ProfileCache;
+  /** How long a group keeps readings unless it has its own (docs/telemetry.md) @default 400 days */
+  observationRetentionDays?: number;
 }
 
 /** The assets subgraph: profiles, assets, relationships, views, selection filters, exports. */
@@ -45,6 +48,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
     limits: deps.exports.limits,
     metrics: deps.metrics,
   });
+  const telemetry = new TelemetryRetention(deps.db, deps.observationRetentionDays ?? 400, deps.clock);
   return createSubgraph<AssetsContext>({
     ...runtimeOf(deps),
     name: 'assets',
@@ -58,6 +62,7 @@ export function createAssetsSubgraph(deps: AssetsDeps) {
       database: deps.database,
       loaders: createAssetLoaders(deps.db, base.identity.userGroup ?? '', deps.profiles),
       exports,
+      telemetry,
     }),
     routes: { [EXPORTS_ROUTE.path]: serveExport },
   });

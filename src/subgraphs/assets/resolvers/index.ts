@@ -5,6 +5,7 @@ import { conversionMutations, conversionResolvers } from './conversions.ts';
 import { filterMutations, filterQueries, filterResolvers } from './filters.ts';
 import { profileMutations, profileQueries, profileResolvers } from './profiles.ts';
 import { stamped } from './stamped.ts';
+import { telemetryAssetResolvers, telemetryMutations } from './telemetry.ts';
 import { viewMutations, viewResolvers } from './views.ts';
 import { writeMutations } from './writes.ts';
 
@@ -22,11 +23,13 @@ export const resolvers: Resolvers = {
     ...conversionMutations,
     ...writeMutations,
     ...filterMutations,
+    ...telemetryMutations,
     createAssetFilterDownload: exportResolvers.createAssetFilterDownload,
     deleteAssetDownload: exportResolvers.deleteAssetDownload,
   }),
   ...profileResolvers,
   ...assetResolvers,
+  Asset: { ...assetResolvers.Asset, ...telemetryAssetResolvers },
   ...filterResolvers,
   ...viewResolvers,
   ...conversionResolvers,

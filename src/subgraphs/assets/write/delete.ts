@@ -3,6 +3,7 @@ import type { Database } from '../../../storage/database.ts';
 import type { Tables } from '../../../storage/tables.ts';
 import { MANUAL_DATASET } from '../datasets/plan.ts';
 import { type Exec, kyselyExec } from '../exec.ts';
+import { forgetReadings } from '../telemetry/store.ts';
 import { lockLookupNames } from './lookup-keys.ts';
 
 /**
@@ -82,16 +83,18 @@ export async function deleteAssets(
  * drop by what was removed.
  */
 async function forgetAssets(exec: Exec, group: string, profile: string, ids: readonly string[]) {
-  for (const table of ['asset_dataset_rows', 'asset_state_observations'] as const) {
-    const counter = table === 'asset_dataset_rows' ? 'row_count' : 'observation_count';
-    await exec(
-      `with gone as (
-         delete from ${table} where user_group = $1 and profile = $2 and asset_id = any($3::text[])
-         returning dataset),
-       per as (select dataset, count(*) as n from gone group by dataset)
-       update asset_dataset_stats t set ${counter} = t.${counter} - per.n
-       from per where t.user_group = $1 and t.profile = $2 and t.dataset = per.dataset`,
-      [group, profile, ids],
-    );
-  }
+  await exec(
+    `with gone as (
+       delete from asset_dataset_rows where user_group = $1 and profile = $2 and asset_id = any($3::text[])
+       returning dataset),
+     per as (select dataset, count(*) as n from gone group by dataset)
+     update asset_dataset_stats t set row_count = t.row_count - per.n
+     from per where t.user_group = $1 and t.profile = $2 and t.dataset = per.dataset`,
+    [group, profile, ids],
+  );
+  await forgetReadings(
+    exec,
+    `select id, dataset from observation_series where user_group = $1 and profile = $2 and asset_id = any($3::text[])`,
+    [group, profile, ids],
+  );
 }

@@ -3,6 +3,7 @@ import { stateDatasetsOf } from '../datasets/plan.ts';
 import type { ObservationRow } from '../datasets/rows.ts';
 import type { Exec } from '../exec.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
+import { DuplicateReadingError, type StoredCounts, storeReadings } from '../telemetry/store.ts';
 import { bumpStats, inTransaction, type Rows, stage } from './staging.ts';
 import { DatasetWriteError, type DatasetWriteOptions, type DatasetWriteResult } from './types.ts';
 
@@ -67,55 +68,43 @@ async function applyObservationStaging(
   );
   if (unknown.length > 0)
     throw new DatasetWriteError(`no ${profile} assets ${unknown.map((u) => u.id).join(', ')}`);
-  const [written] = await exec<{
-    inserted: number;
-    updated: number;
-    latest: Date | null;
-    columns: string[] | null;
-  }>(
-    `with up as (
-       insert into asset_state_observations as o (user_group, profile, dataset, asset_id, observed_at, values)
-       select $1, $2, $3, s.id, s.observed_at, s.values from assetql_observation_staging s
-       on conflict (user_group, profile, dataset, asset_id, observed_at) do update set values = excluded.values
-       returning (xmax = 0) as inserted)
-     select count(*) filter (where inserted)::int as inserted,
-       count(*) filter (where not inserted)::int as updated,
-       (select max(observed_at) from assetql_observation_staging) as latest,
-       (select array_agg(distinct k) from assetql_observation_staging s, jsonb_object_keys(s.values) k) as columns
-     from up`,
+  // The months' partitions, made in this transaction: a bulk write may reach far back.
+  await exec(
+    `select observation_month(m::date) from (
+       select distinct date_trunc('month', observed_at, 'UTC') at time zone 'UTC' as m
+       from assetql_observation_staging) s`,
+  );
+  await exec(
+    `insert into observation_series (user_group, profile, asset_id, dataset, property)
+     select distinct $1, $2, s.id, $3, k from assetql_observation_staging s cross join lateral jsonb_object_keys(s.values) k
+     order by 3, 5
+     on conflict do nothing`,
     [group, profile, dataset],
   );
-  await bumpStats(exec, group, profile, dataset, {
-    observations: written!.inserted,
-    columns: written!.columns ?? [],
-    latest: written!.latest,
-  });
-  // Per key, the newest value of this write replaces the stored one unless that is newer.
-  await exec(
-    `with latest as (
-       select distinct on (s.id, e.key) s.id, e.key, e.value, s.observed_at
+  let counts: StoredCounts;
+  try {
+    counts = await storeReadings(
+      exec,
+      `select se.id as series, s.id as asset_id, e.key as property, s.observed_at as at,
+         case when jsonb_typeof(e.value) = 'number' then (e.value)::float8 end as num,
+         case when jsonb_typeof(e.value) <> 'number' then e.value end as val
        from assetql_observation_staging s cross join lateral jsonb_each(s.values) e
-       order by s.id, e.key, s.observed_at desc),
-     fresh as (
-       select l.id, jsonb_object_agg(l.key, l.value) as observation,
-         jsonb_object_agg(l.key, to_jsonb(l.observed_at)) as observation_at
-       from latest l
-       join assets a on a.user_group = $1 and a.profile = $2 and a.id = l.id
-       where a.observation_at -> l.key is null or (a.observation_at ->> l.key)::timestamptz <= l.observed_at
-       group by l.id)
-     update assets a set
-       observation = coalesce(a.observation, '{}'::jsonb) || f.observation,
-       observation_at = coalesce(a.observation_at, '{}'::jsonb) || f.observation_at
-     from fresh f
-     where a.user_group = $1 and a.profile = $2 and a.id = f.id`,
-    [group, profile],
-  );
-  if (force) {
-    await exec(
-      `update assets a set modified_at = now()
-       where a.user_group = $1 and a.profile = $2 and a.id in (select id from assetql_observation_staging)`,
-      [group, profile],
+       join observation_series se on se.user_group = $1 and se.profile = $2 and se.dataset = $3
+         and se.asset_id = s.id and se.property = e.key`,
+      [group, profile, dataset],
+      { force },
     );
+  } catch (e) {
+    if (e instanceof DuplicateReadingError)
+      throw new DatasetWriteError(
+        'the same asset (and observation time) appears more than once in one write',
+      );
+    throw e;
   }
-  return { inserted: written!.inserted, updated: written!.updated };
+  await bumpStats(exec, group, profile, dataset, {
+    observations: counts.observations,
+    columns: counts.columns,
+    latest: counts.latest,
+  });
+  return { inserted: counts.observations, updated: counts.replaced };
 }

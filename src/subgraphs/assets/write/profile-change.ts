@@ -5,6 +5,7 @@ import type { Exec } from '../exec.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
 import { displayNameOf } from '../profiles/display-name.ts';
 import { effectiveProperties, propertyDefaults } from '../profiles/effective-properties.ts';
+import { forgetReadings } from '../telemetry/store.ts';
 import { mergeLayers } from './merge.ts';
 
 /**
@@ -64,22 +65,26 @@ export async function followProfileChange(
     await exec('drop table if exists assetql_reobserve');
     await exec(
       `create temp table assetql_reobserve on commit drop as
-       select distinct asset_id as id from asset_state_observations
+       select distinct asset_id as id from observation_series
        where user_group = $1 and profile = $2 and dataset = any($3::text[])`,
       [group, profile, removedState],
     );
-    await exec(
-      'delete from asset_state_observations where user_group = $1 and profile = $2 and dataset = any($3::text[])',
+    await forgetReadings(
+      exec,
+      'select id, dataset from observation_series where user_group = $1 and profile = $2 and dataset = any($3::text[])',
       [group, profile, removedState],
     );
+    // Each key's latest value is now the newest reading among the datasets left.
     await exec(
       `with latest as (
-         select distinct on (o.asset_id, e.key) o.asset_id, e.key, e.value, o.observed_at
-         from asset_state_observations o
-         join assetql_reobserve t on t.id = o.asset_id
-         cross join lateral jsonb_each(o.values) e
-         where o.user_group = $1 and o.profile = $2
-         order by o.asset_id, e.key, o.observed_at desc),
+         select distinct on (s.asset_id, s.property) s.asset_id, s.property as key,
+           coalesce(to_jsonb(r.num), r.val) as value, r.at as observed_at
+         from observation_series s
+         join assetql_reobserve t on t.id = s.asset_id
+         cross join lateral (
+           select num, val, at from observation_readings r where r.series = s.id order by at desc limit 1) r
+         where s.user_group = $1 and s.profile = $2 and s.dataset <> all($3::text[])
+         order by s.asset_id, s.property, r.at desc),
        agg as (
          select asset_id, jsonb_object_agg(key, value) as observation,
            jsonb_object_agg(key, to_jsonb(observed_at)) as observation_at
@@ -87,7 +92,7 @@ export async function followProfileChange(
        update assets a set observation = agg.observation, observation_at = agg.observation_at
        from assetql_reobserve t left join agg on agg.asset_id = t.id
        where a.user_group = $1 and a.profile = $2 and a.id = t.id`,
-      [group, profile],
+      [group, profile, removedState],
     );
     await exec(
       'delete from asset_dataset_stats where user_group = $1 and profile = $2 and dataset = any($3::text[])',

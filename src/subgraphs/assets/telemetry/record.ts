@@ -1,0 +1,297 @@
+import type { Database } from '../../../storage/database.ts';
+import { stateDatasetsOf } from '../datasets/plan.ts';
+import { clientExec, type Exec } from '../exec.ts';
+import type { EffectiveProfile } from '../profiles/definition.ts';
+import { bumpStats } from '../write/staging.ts';
+import { DatasetWriteError } from '../write/types.ts';
+import { DuplicateReadingError, ensureMonths, monthsOf, type StoredCounts, storeReadings } from './store.ts';
+
+/** The bounds of one write of observations (docs/telemetry.md "Limits"). */
+export const TELEMETRY_LIMITS = {
+  /** Observations in one `recordObservations` or one MQTT message. */
+  observationsPerWrite: 10_000,
+  /** Keys in one observation's `values`. */
+  valuesPerObservation: 100,
+  keyLength: 200,
+  idLength: 512,
+  /** A string value's length. */
+  stringLength: 1_000,
+  /** How far ahead of this server's clock an observation may be. */
+  futureMs: 24 * 60 * 60 * 1000,
+} as const;
+
+/** One observation as a client sends it: an asset's values of one time. */
+export interface ObservationInput {
+  id: unknown;
+  at: unknown;
+  values: unknown;
+}
+
+/** One observation, checked. */
+export interface Observation {
+  id: string;
+  at: Date;
+  values: Record<string, number | string | boolean>;
+}
+
+/** Why an observation is refused, as dead letters and counters name it. */
+export type RefusalReason =
+  | 'unknown-asset'
+  | 'wrong-type'
+  | 'too-large'
+  | 'bad-json'
+  | 'bad-input'
+  | 'too-old';
+
+export interface Refusal {
+  index: number;
+  reason: RefusalReason;
+  message: string;
+}
+
+const TYPE_CHECK: Record<string, (v: unknown) => boolean> = {
+  NUMBER: (v) => typeof v === 'number',
+  INTEGER: (v) => Number.isInteger(v),
+  BOOLEAN: (v) => typeof v === 'boolean',
+  STRING: (v) => typeof v === 'string',
+  DATE: (v) => typeof v === 'string',
+  DATE_TIME: (v) => typeof v === 'string',
+  ENUM: (v) => typeof v === 'string',
+  JSON: () => true,
+};
+
+/**
+ * Checks observations for `dataset` of `profile`: each refused one with its reason, the others
+ * as stored. A key the profile defines as a property must hold a value of its type; any other
+ * key holds a number, a string or a boolean.
+ */
+export function checkObservations(
+  profile: EffectiveProfile,
+  dataset: string,
+  inputs: readonly ObservationInput[],
+  now: Date,
+  retentionDays: number,
+): { observations: (Observation & { index: number })[]; refused: Refusal[] } {
+  const refused: Refusal[] = [];
+  const observations: (Observation & { index: number })[] = [];
+  if (!stateDatasetsOf(profile).some((d) => d.dataset === dataset)) {
+    const message = `profile ${profile.profile} has no state dataset ${dataset}`;
+    return { observations, refused: inputs.map((_, index) => ({ index, reason: 'bad-input', message })) };
+  }
+  const defined = new Map(profile.properties.map((p) => [p.name, p]));
+  const oldest = now.getTime() - retentionDays * 86_400_000;
+  const newest = now.getTime() + TELEMETRY_LIMITS.futureMs;
+  const seen = new Set<string>();
+  /** Whether `o` is taken: else its refusal is noted. */
+  const checkOne = (o: ObservationInput, index: number): boolean => {
+    const refuse = (reason: RefusalReason, message: string): false => {
+      refused.push({ index, reason, message });
+      return false;
+    };
+    if (typeof o !== 'object' || o === null) return refuse('bad-input', 'an observation is an object');
+    if (typeof o.id !== 'string' || o.id.length === 0 || o.id.length > TELEMETRY_LIMITS.idLength)
+      return refuse('bad-input', `id must be a string of 1 to ${TELEMETRY_LIMITS.idLength} characters`);
+    const at = typeof o.at === 'string' || o.at instanceof Date ? new Date(o.at) : null;
+    if (!at || Number.isNaN(at.getTime()) || (typeof o.at === 'string' && !/[zZ]|[+-]\d\d:?\d\d$/.test(o.at)))
+      return refuse('bad-input', 'at must be an ISO 8601 date-time with an offset');
+    if (at.getTime() > newest) return refuse('bad-input', `at ${at.toISOString()} is more than a day ahead`);
+    if (at.getTime() < oldest)
+      return refuse(
+        'too-old',
+        `at ${at.toISOString()} is older than the group's retention (${retentionDays} days)`,
+      );
+    const values = o.values;
+    if (typeof values !== 'object' || values === null || Array.isArray(values))
+      return refuse('bad-input', 'values must be an object');
+    const entries = Object.entries(values);
+    if (entries.length === 0) return refuse('bad-input', 'values holds no key');
+    if (entries.length > TELEMETRY_LIMITS.valuesPerObservation)
+      return refuse('too-large', `at most ${TELEMETRY_LIMITS.valuesPerObservation} keys in one observation`);
+    for (const [key, v] of entries) {
+      if (key.length === 0 || key.length > TELEMETRY_LIMITS.keyLength)
+        return refuse('bad-input', `a key has 1 to ${TELEMETRY_LIMITS.keyLength} characters`);
+      const def = defined.get(key);
+      const ok = def
+        ? TYPE_CHECK[def.type]?.(v) && (def.type !== 'ENUM' || (def.enumValues ?? []).includes(v as string))
+        : typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean';
+      if (!ok || (typeof v === 'number' && !Number.isFinite(v)))
+        return refuse(
+          'wrong-type',
+          def ? `${key} is a ${def.type} property` : `${key} must be a number, a string or a boolean`,
+        );
+      if (typeof v === 'string' && v.length > TELEMETRY_LIMITS.stringLength)
+        return refuse(
+          'too-large',
+          `${key}: a string value holds at most ${TELEMETRY_LIMITS.stringLength} characters`,
+        );
+    }
+    const key = `${o.id}\u0000${at.getTime()}`;
+    if (seen.has(key))
+      return refuse('bad-input', `asset ${o.id} has two observations at ${at.toISOString()}`);
+    seen.add(key);
+    observations.push({ index, id: o.id, at, values: values as Observation['values'] });
+    return true;
+  };
+  for (const [index, o] of inputs.entries()) checkOne(o, index);
+  return { observations, refused };
+}
+
+/** The ids among `ids` that name no asset of the profile. */
+export async function unknownAssets(
+  exec: Exec,
+  group: string,
+  profile: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  const rows = await exec<{ id: string }>(
+    `select x as id from unnest($3::text[]) x
+     except select id from assets where user_group = $1 and profile = $2 and id = any($3::text[])`,
+    [group, profile, [...new Set(ids)]],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Series ids this process has looked up, per database: a series row is never deleted. */
+const seriesIds = new WeakMap<object, Map<string, string>>();
+const MAX_REMEMBERED = 200_000;
+
+/** The series id of each (asset, key) of `dataset`, made when missing. */
+async function seriesOf(
+  exec: Exec,
+  cacheOwner: object,
+  group: string,
+  profile: string,
+  dataset: string,
+  pairs: readonly (readonly [string, string])[],
+): Promise<Map<string, string>> {
+  let cache = seriesIds.get(cacheOwner);
+  if (!cache) {
+    cache = new Map();
+    seriesIds.set(cacheOwner, cache);
+  }
+  const prefix = `${group}\u0000${profile}\u0000${dataset}\u0000`;
+  const found = new Map<string, string>();
+  const missing: (readonly [string, string])[] = [];
+  for (const [id, key] of pairs) {
+    const k = `${id}\u0000${key}`;
+    if (found.has(k)) continue;
+    const known = cache.get(prefix + k);
+    if (known) found.set(k, known);
+    else missing.push([id, key]);
+  }
+  if (missing.length === 0) return found;
+  const ids = missing.map((m) => m[0]);
+  const keys = missing.map((m) => m[1]);
+  // Made here, or by a concurrent writer (its insert waited for, then seen by the select).
+  await exec(
+    `insert into observation_series (user_group, profile, asset_id, dataset, property)
+     select $1, $2, a, $3, k from unnest($4::text[], $5::text[]) as t(a, k) order by a, k
+     on conflict do nothing`,
+    [group, profile, dataset, ids, keys],
+  );
+  const rows = await exec<{ id: string; asset_id: string; property: string }>(
+    `select s.id, s.asset_id, s.property from observation_series s
+     join unnest($4::text[], $5::text[]) as t(a, k) on s.asset_id = t.a and s.property = t.k
+     where s.user_group = $1 and s.profile = $2 and s.dataset = $3`,
+    [group, profile, dataset, ids, keys],
+  );
+  if (cache.size + rows.length > MAX_REMEMBERED) cache.clear();
+  for (const r of rows) {
+    const k = `${r.asset_id}\u0000${r.property}`;
+    found.set(k, r.id);
+    cache.set(prefix + k, r.id);
+  }
+  return found;
+}
+
+/**
+ * Stores checked observations of `dataset`, all or nothing, in one transaction: an asset the
+ * profile does not hold refuses the write (a DatasetWriteError naming it).
+ */
+export async function recordObservations(
+  database: Pick<Database, 'pool' | 'engine'>,
+  group: string,
+  profile: EffectiveProfile,
+  dataset: string,
+  observations: readonly Observation[],
+): Promise<StoredCounts> {
+  if (observations.length === 0)
+    return { inserted: 0, observations: 0, replaced: 0, latest: null, columns: [] };
+  await ensureMonths(database, monthsOf(observations.map((o) => o.at)));
+  return inTransactionRetried(database, async (exec) => {
+    const unknown = await unknownAssets(
+      exec,
+      group,
+      profile.profile,
+      observations.map((o) => o.id),
+    );
+    if (unknown.length > 0)
+      throw new DatasetWriteError(`no ${profile.profile} assets ${unknown.slice(0, 10).join(', ')}`);
+    const pairs: [string, string][] = [];
+    for (const o of observations) for (const key of Object.keys(o.values)) pairs.push([o.id, key]);
+    const series = await seriesOf(exec, database.pool, group, profile.profile, dataset, pairs);
+    const s: string[] = [];
+    const assetIds: string[] = [];
+    const keys: string[] = [];
+    const ats: Date[] = [];
+    const nums: (number | null)[] = [];
+    const vals: (string | null)[] = [];
+    for (const o of observations)
+      for (const [key, v] of Object.entries(o.values)) {
+        s.push(series.get(`${o.id}\u0000${key}`)!);
+        assetIds.push(o.id);
+        keys.push(key);
+        ats.push(o.at);
+        nums.push(typeof v === 'number' ? v : null);
+        vals.push(typeof v === 'number' ? null : JSON.stringify(v));
+      }
+    let counts: StoredCounts;
+    try {
+      counts = await storeReadings(
+        exec,
+        `select * from unnest($3::bigint[], $4::text[], $5::text[], $6::timestamptz[], $7::float8[], $8::jsonb[])
+           as r(series, asset_id, property, at, num, val)`,
+        [group, profile.profile, s, assetIds, keys, ats, nums, vals],
+        { force: profile.document.forceAssetStateUpdates === true },
+      );
+    } catch (e) {
+      if (e instanceof DuplicateReadingError) throw new DatasetWriteError(e.message);
+      throw e;
+    }
+    await bumpStats(exec, group, profile.profile, dataset, {
+      observations: counts.observations,
+      columns: counts.columns,
+      latest: counts.latest,
+    });
+    return counts;
+  });
+}
+
+/**
+ * `work` in a transaction of its own, tried again (up to three times) when PostgreSQL chose it as
+ * a deadlock's victim: two writers of readings of the same series in another order.
+ */
+async function inTransactionRetried<T>(
+  database: Pick<Database, 'pool'>,
+  work: (exec: Exec) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await database.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      const result = await work(clientExec(client));
+      await client.query('commit');
+      return result;
+    } catch (e) {
+      try {
+        await client.query('rollback');
+      } catch (r) {
+        broken = r as Error;
+      }
+      if ((e as { code?: string }).code !== '40P01' || attempt >= 3) throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+}

@@ -1,0 +1,254 @@
+import type { Exec } from '../exec.ts';
+import { type Resolution, shortestMs } from './resolution.ts';
+
+/** Buckets one `observationSeries` may answer, as Cognite answers aggregates. */
+export const MAX_BUCKETS = 10_000;
+
+export type Aggregate = 'AVG' | 'MIN' | 'MAX' | 'SUM' | 'COUNT' | 'STDDEV' | 'FIRST' | 'LAST';
+export type Fill = 'NONE' | 'NULL' | 'ZERO' | 'PREVIOUS' | 'LINEAR';
+export const ALL_AGGREGATES: readonly Aggregate[] = [
+  'AVG',
+  'MIN',
+  'MAX',
+  'SUM',
+  'COUNT',
+  'STDDEV',
+  'FIRST',
+  'LAST',
+];
+
+/** The buckets of one question: each start, and where the last ends. */
+export interface BucketPlan {
+  starts: Date[];
+  end: Date;
+  /** The store that answers it: the coarsest rollup whose buckets the bucket edges align with. */
+  source: 'day' | 'hour' | 'minute' | 'raw';
+}
+
+export class SeriesQueryError extends Error {}
+
+/**
+ * The buckets over [from, to) of `resolution` in `timezone`: fixed widths are laid from the time
+ * zone's midnight of `from`'s day; calendar ones follow its clock (days from midnight, weeks from
+ * Monday, months from the first, quarters and years from theirs).
+ */
+export async function planBuckets(
+  exec: Exec,
+  from: Date,
+  to: Date,
+  resolution: Resolution,
+  timezone: string,
+): Promise<BucketPlan> {
+  if (!(from < to)) throw new SeriesQueryError('from must be before to');
+  if ((to.getTime() - from.getTime()) / shortestMs(resolution) > MAX_BUCKETS + 2)
+    throw new SeriesQueryError(`at most ${MAX_BUCKETS} buckets: a coarser resolution or a shorter range`);
+  let starts: Date[];
+  let end: Date;
+  if (resolution.kind === 'fixed') {
+    const [row] = await exec<{ origin: Date }>(`select date_trunc('day', $1::timestamptz, $2) as origin`, [
+      from,
+      timezone,
+    ]);
+    const width = resolution.seconds * 1000;
+    const origin = row!.origin.getTime();
+    let t = origin + Math.floor((from.getTime() - origin) / width) * width;
+    starts = [];
+    for (; t < to.getTime(); t += width) starts.push(new Date(t));
+    end = new Date(t);
+  } else {
+    const { unit, n } = resolution;
+    const trunc =
+      unit === 'day'
+        ? 'day'
+        : unit === 'week'
+          ? 'week'
+          : n % 12 === 0
+            ? 'year'
+            : n % 3 === 0
+              ? 'quarter'
+              : 'month';
+    const step = unit === 'month' ? `${n} months` : `${unit === 'week' ? n * 7 : n} days`;
+    const rows = await exec<{ s: Date }>(
+      `select s at time zone $3 as s
+       from generate_series(date_trunc('${trunc}', $1::timestamptz at time zone $3),
+         $2::timestamptz at time zone $3 + $4::interval, $4::interval) s
+       limit ${MAX_BUCKETS + 2}`,
+      [from, to, timezone, step],
+    );
+    const all = rows.map((r) => r.s);
+    starts = all.filter((s) => s < to);
+    end = all[starts.length] ?? to;
+  }
+  if (starts.length > MAX_BUCKETS)
+    throw new SeriesQueryError(`at most ${MAX_BUCKETS} buckets: a coarser resolution or a shorter range`);
+  const edges = [from, to, ...starts.slice(1)].map((d) => d.getTime());
+  const aligned = (ms: number) => edges.every((e) => e % ms === 0);
+  const source = aligned(86_400_000)
+    ? 'day'
+    : aligned(3_600_000)
+      ? 'hour'
+      : aligned(60_000)
+        ? 'minute'
+        : 'raw';
+  return { starts, end, source };
+}
+
+/** One bucket's sums, as the store answers them. */
+interface Sums {
+  n: number;
+  sum: number;
+  sumsq: number;
+  min: number;
+  max: number;
+  first: number | null;
+  last: number | null;
+}
+
+/** A bucket as `ObservationBucket` shows it. */
+export interface Bucket {
+  start: Date;
+  end: Date;
+  count: number;
+  avg: number | null;
+  min: number | null;
+  max: number | null;
+  sum: number | null;
+  stddev: number | null;
+  first: number | null;
+  last: number | null;
+}
+
+/**
+ * Each asset's sums per bucket (by bucket index) of the numeric readings of `property` (of
+ * `dataset`, or of every dataset) over the plan's range: one statement for all the assets.
+ */
+export async function bucketSums(
+  exec: Exec,
+  group: string,
+  profile: string,
+  assetIds: readonly string[],
+  property: string,
+  dataset: string | null,
+  from: Date,
+  to: Date,
+  plan: BucketPlan,
+  ends: boolean,
+): Promise<Map<string, Map<number, Sums>>> {
+  const raw = plan.source === 'raw';
+  const table = raw ? 'observation_readings' : `observation_rollups_${plan.source}`;
+  const t = raw ? 'r.at' : 'r.bucket';
+  const firstLast = !ends
+    ? 'null::float8 as first, null::float8 as last'
+    : raw
+      ? '(array_agg(r.num order by r.at))[1] as first, (array_agg(r.num order by r.at desc))[1] as last'
+      : '(array_agg(r.first order by r.first_at))[1] as first, (array_agg(r.last order by r.last_at desc))[1] as last';
+  const sums = raw
+    ? 'count(r.num)::float8 as n, sum(r.num) as sum, sum(r.num * r.num) as sumsq, min(r.num) as min, max(r.num) as max'
+    : 'sum(r.n)::float8 as n, sum(r.sum) as sum, sum(r.sumsq) as sumsq, min(r.min) as min, max(r.max) as max';
+  const rows = await exec<Sums & { asset_id: string; b: number }>(
+    `select s.asset_id, width_bucket(${t}, $7::timestamptz[]) as b, ${sums}, ${firstLast}
+     from observation_series s
+     join ${table} r on r.series = s.id and ${t} >= $5 and ${t} < $6 ${raw ? 'and r.num is not null' : ''}
+     where s.user_group = $1 and s.profile = $2 and s.asset_id = any($3::text[]) and s.property = $4
+       ${dataset === null ? '' : 'and s.dataset = $8'}
+     group by 1, 2`,
+    [group, profile, assetIds, property, from, to, plan.starts, ...(dataset === null ? [] : [dataset])],
+  );
+  const out = new Map<string, Map<number, Sums>>();
+  for (const r of rows) {
+    let m = out.get(r.asset_id);
+    if (!m) {
+      m = new Map();
+      out.set(r.asset_id, m);
+    }
+    m.set(r.b - 1, r);
+  }
+  return out;
+}
+
+const VALUE_FIELDS = ['avg', 'min', 'max', 'sum', 'stddev', 'first', 'last'] as const;
+type ValueField = (typeof VALUE_FIELDS)[number];
+const FIELD_OF: Record<Exclude<Aggregate, 'COUNT'>, ValueField> = {
+  AVG: 'avg',
+  MIN: 'min',
+  MAX: 'max',
+  SUM: 'sum',
+  STDDEV: 'stddev',
+  FIRST: 'first',
+  LAST: 'last',
+};
+
+/** The buckets of one asset: sums turned into aggregates, the asked ones only, empty ones filled. */
+export function buckets(
+  plan: BucketPlan,
+  sums: ReadonlyMap<number, Sums> | undefined,
+  aggregates: readonly Aggregate[],
+  fill: Fill,
+): Bucket[] {
+  const asked = new Set<ValueField>(aggregates.filter((a) => a !== 'COUNT').map((a) => FIELD_OF[a as never]));
+  const out: (Bucket & { empty: boolean })[] = [];
+  plan.starts.forEach((start, i) => {
+    const end = plan.starts[i + 1] ?? plan.end;
+    const s = sums?.get(i);
+    if (!s || s.n === 0) {
+      if (fill === 'NONE') return;
+      const zero = fill === 'ZERO' ? 0 : null;
+      out.push({
+        start,
+        end,
+        count: 0,
+        avg: asked.has('avg') ? zero : null,
+        min: asked.has('min') ? zero : null,
+        max: asked.has('max') ? zero : null,
+        sum: asked.has('sum') ? zero : null,
+        stddev: asked.has('stddev') ? zero : null,
+        first: asked.has('first') ? zero : null,
+        last: asked.has('last') ? zero : null,
+        empty: true,
+      });
+      return;
+    }
+    const n = s.n;
+    const variance = n >= 2 ? Math.max(0, (s.sumsq - (s.sum * s.sum) / n) / (n - 1)) : null;
+    out.push({
+      start,
+      end,
+      count: n,
+      avg: asked.has('avg') ? s.sum / n : null,
+      min: asked.has('min') ? s.min : null,
+      max: asked.has('max') ? s.max : null,
+      sum: asked.has('sum') ? s.sum : null,
+      stddev: asked.has('stddev') && variance !== null ? Math.sqrt(variance) : null,
+      first: asked.has('first') ? s.first : null,
+      last: asked.has('last') ? s.last : null,
+      empty: false,
+    });
+  });
+  if (fill === 'PREVIOUS') {
+    let previous: Bucket | undefined;
+    for (const b of out) {
+      if (!b.empty) previous = b;
+      else if (previous) for (const f of VALUE_FIELDS) b[f] = previous[f];
+    }
+  } else if (fill === 'LINEAR') {
+    const full = out.filter((b) => !b.empty);
+    let k = 0;
+    for (const b of out) {
+      if (!b.empty) {
+        k++;
+        continue;
+      }
+      const before = full[k - 1];
+      const after = full[k];
+      if (!before || !after) continue;
+      const x =
+        (b.start.getTime() - before.start.getTime()) / (after.start.getTime() - before.start.getTime());
+      for (const f of VALUE_FIELDS) {
+        const a = before[f];
+        const c = after[f];
+        b[f] = a === null || c === null ? null : a + (c - a) * x;
+      }
+    }
+  }
+  return out.map(({ empty: _e, ...b }) => b);
+}
