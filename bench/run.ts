@@ -22,6 +22,7 @@ import { peersChart } from './peers/chart.ts';
 import { type PeersResult, peersBench, peersMarkdown } from './peers.ts';
 import { type SoakResult, soakBench, soakMarkdown } from './soak.ts';
 import { type StartBenchResult, startBench, startMarkdown } from './start.ts';
+import { telemetryBench, telemetryMarkdown } from './telemetry.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only auth]`: runs the benchmark scenarios against this
@@ -101,6 +102,13 @@ if (wanted('gc')) {
   sections.push(gcMarkdown(r));
 }
 
+if (wanted('telemetry')) {
+  process.stderr.write('bench: telemetry…\n');
+  const r = await telemetryBench({ quick, smoke });
+  results.telemetry = r;
+  sections.push(telemetryMarkdown(r));
+}
+
 if (wanted('hostile')) {
   process.stderr.write('bench: hostile…\n');
   const r = await hostileBench({ quick, smoke });
@@ -148,6 +156,7 @@ const markdown: Record<string, (r: never) => string> = {
   assets: assetsMarkdown,
   exports: exportsMarkdown,
   events: eventsMarkdown,
+  telemetry: telemetryMarkdown,
   gc: gcMarkdown,
   hostile: hostileMarkdown,
   start: startMarkdown,

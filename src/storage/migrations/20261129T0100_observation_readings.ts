@@ -1,13 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 
 // Telemetry storage (docs/telemetry.md): readings kept one value per row, typed, in monthly
-// partitions, with rollups per minute, hour and day kept at write time. It replaces the
+// partitions, with rollups per hour and day kept at write time. It replaces the
 // JSON-per-observation history of 20261122T1200_asset_datasets.ts, whose rows it takes over.
 
 /** The tables partitioned by month, each partitioned on its time column. */
 export const MONTHLY = [
   'observation_readings',
-  'observation_rollups_minute',
   'observation_rollups_hour',
   'observation_rollups_day',
 ] as const;
@@ -52,7 +51,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       val jsonb,
       primary key (series, at)
     ) partition by range (at)`.execute(db);
-  for (const width of ['minute', 'hour', 'day'])
+  for (const width of ['hour', 'day'])
     await sql`create table ${sql.table(`observation_rollups_${width}`)} (${sql.raw(ROLLUP_COLUMNS)})
       partition by range (bucket)`.execute(db);
 
@@ -74,11 +73,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     begin
       if to_regclass('observation_rollups_day_' || to_char(month, 'YYYY"m"MM')) is not null then return; end if;
       perform pg_advisory_xact_lock(hashtext('assetql.observation_month'));
-      foreach t in array array['observation_readings', 'observation_rollups_minute',
-                               'observation_rollups_hour', 'observation_rollups_day'] loop
+      foreach t in array array['observation_readings', 'observation_rollups_hour', 'observation_rollups_day'] loop
         name := t || '_' || to_char(month, 'YYYY"m"MM');
         if to_regclass(name) is null then
-          execute format('create table %I partition of %I for values from (%L) to (%L)', name, t, lo, hi);
+          -- Rollup rows are updated by every batch: room on the page keeps those updates HOT.
+          execute format('create table %I partition of %I for values from (%L) to (%L)%s', name, t, lo, hi,
+            case when t like 'observation_rollups_%' then ' with (fillfactor = 70)' else '' end);
         end if;
       end loop;
     end $$`.execute(db);
@@ -102,14 +102,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     join observation_series s on s.user_group = o.user_group and s.profile = o.profile
       and s.asset_id = o.asset_id and s.dataset = o.dataset and s.property = e.key`.execute(db);
   for (const [width, parent] of [
-    ['minute', null],
-    ['hour', 'minute'],
+    ['hour', null],
     ['day', 'hour'],
   ] as const) {
     const source = parent
       ? sql.raw(`(select series, date_trunc('${width}', bucket, 'UTC') as b, n, sum, sumsq, min, min_at, max, max_at,
            first, first_at, last, last_at from observation_rollups_${parent}) r`)
-      : sql.raw(`(select series, date_trunc('minute', at, 'UTC') as b, 1 as n, num as sum, num * num as sumsq,
+      : sql.raw(`(select series, date_trunc('hour', at, 'UTC') as b, 1 as n, num as sum, num * num as sumsq,
            num as min, at as min_at, num as max, at as max_at, num as first, at as first_at, num as last, at as last_at
            from observation_readings where num is not null) r`);
     await sql`
@@ -120,9 +119,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       from ${source} group by series, b`.execute(db);
   }
   await sql`drop table asset_state_observations`.execute(db);
+  // An asset's latest values change with every batch of readings: room on each page lets the
+  // row's new version stay beside the old one (a HOT update, no index touched). Pages written
+  // before keep none until the table is rewritten (VACUUM FULL, pg_repack).
+  await sql`alter table assets set (fillfactor = 80)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table assets reset (fillfactor)`.execute(db);
   await sql`
     create table asset_state_observations (
       user_group text not null,

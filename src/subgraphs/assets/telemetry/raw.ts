@@ -97,7 +97,7 @@ export async function readingsPage(
  * At most `points` numeric readings of one key that keep the chart's shape (LTTB). Up to
  * {@link MAX_EXACT_DOWNSAMPLE} readings in the range, LTTB runs over all of them; past that, over
  * each stretch's first, last, lowest and highest readings (MinMaxLTTB, Van Der Donckt et al.,
- * 2023), read from the hour or minute rollups when the range spans four stretches a point, else
+ * 2023), read from the hour rollups when the range spans four hours a point, else
  * computed from the readings: the readings kept are always readings stored.
  */
 export async function downsampled(
@@ -132,7 +132,7 @@ export async function downsampled(
     us = rows.map((r) => r.us);
   } else {
     const span = to.getTime() - from.getTime();
-    const level = span / 3_600_000 >= 4 * points ? 'hour' : span / 60_000 >= 4 * points ? 'minute' : null;
+    const level = span / 3_600_000 >= 4 * points ? 'hour' : null;
     // Each stretch's first, lowest, highest and last reading, as (time, value) pairs.
     const stretches = level
       ? `select unnest(array[r.first_at, r.min_at, r.max_at, r.last_at]) as at,

@@ -4,7 +4,15 @@ import { clientExec, type Exec } from '../exec.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
 import { bumpStats } from '../write/staging.ts';
 import { DatasetWriteError } from '../write/types.ts';
-import { DuplicateReadingError, ensureMonths, monthsOf, type StoredCounts, storeReadings } from './store.ts';
+import {
+  DuplicateReadingError,
+  ensureMonths,
+  monthsOf,
+  ms,
+  rollupsOf,
+  type StoredCounts,
+  storeReadings,
+} from './store.ts';
 
 /** The bounds of one write of observations (docs/telemetry.md "Limits"). */
 export const TELEMETRY_LIMITS = {
@@ -233,7 +241,7 @@ export async function recordObservations(
     const s: string[] = [];
     const assetIds: string[] = [];
     const keys: string[] = [];
-    const ats: Date[] = [];
+    const ats: number[] = [];
     const nums: (number | null)[] = [];
     const vals: (string | null)[] = [];
     for (const o of observations)
@@ -241,7 +249,7 @@ export async function recordObservations(
         s.push(series.get(`${o.id}\u0000${key}`)!);
         assetIds.push(o.id);
         keys.push(key);
-        ats.push(o.at);
+        ats.push(o.at.getTime());
         nums.push(typeof v === 'number' ? v : null);
         vals.push(typeof v === 'number' ? null : JSON.stringify(v));
       }
@@ -249,10 +257,11 @@ export async function recordObservations(
     try {
       counts = await storeReadings(
         exec,
-        `select * from unnest($3::bigint[], $4::text[], $5::text[], $6::timestamptz[], $7::float8[], $8::jsonb[])
+        `select series, asset_id, property, ${ms('at')}, num, val
+         from unnest($3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::float8[], $8::jsonb[])
            as r(series, asset_id, property, at, num, val)`,
         [group, profile.profile, s, assetIds, keys, ats, nums, vals],
-        { force: profile.document.forceAssetStateUpdates === true },
+        { force: profile.document.forceAssetStateUpdates === true, rollups: rollupsOf(s, ats, nums) },
       );
     } catch (e) {
       if (e instanceof DuplicateReadingError) throw new DatasetWriteError(e.message);
@@ -280,6 +289,8 @@ async function inTransactionRetried<T>(
     let broken: Error | undefined;
     try {
       await client.query('begin');
+      // A batch's sorts stay in memory (10,000 observations of several keys).
+      await client.query("set local work_mem = '32MB'");
       const result = await work(clientExec(client));
       await client.query('commit');
       return result;

@@ -141,11 +141,7 @@ export async function pruneObservations(db: Kysely<Tables>, now: Date, defaultDa
     const series = g.group
       ? sql`select id from observation_series where user_group = ${g.group}`
       : sql`select id from observation_series where user_group not in (select user_group from observation_retention)`;
-    for (const table of [
-      'observation_readings',
-      'observation_rollups_minute',
-      'observation_rollups_hour',
-    ] as const) {
+    for (const table of ['observation_readings', 'observation_rollups_hour'] as const) {
       const at = table === 'observation_readings' ? sql.raw('at') : sql.raw('bucket');
       for (;;) {
         const r = await sql`

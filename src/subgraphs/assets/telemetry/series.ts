@@ -22,7 +22,7 @@ export interface BucketPlan {
   starts: Date[];
   end: Date;
   /** The store that answers it: the coarsest rollup whose buckets the bucket edges align with. */
-  source: 'day' | 'hour' | 'minute' | 'raw';
+  source: 'day' | 'hour' | 'raw';
 }
 
 export class SeriesQueryError extends Error {}
@@ -83,13 +83,7 @@ export async function planBuckets(
     throw new SeriesQueryError(`at most ${MAX_BUCKETS} buckets: a coarser resolution or a shorter range`);
   const edges = [from, to, ...starts.slice(1)].map((d) => d.getTime());
   const aligned = (ms: number) => edges.every((e) => e % ms === 0);
-  const source = aligned(86_400_000)
-    ? 'day'
-    : aligned(3_600_000)
-      ? 'hour'
-      : aligned(60_000)
-        ? 'minute'
-        : 'raw';
+  const source = aligned(86_400_000) ? 'day' : aligned(3_600_000) ? 'hour' : 'raw';
   return { starts, end, source };
 }
 

@@ -5,7 +5,7 @@ import type { Exec } from '../exec.ts';
  * The one writer of readings, their series and their rollups (docs/telemetry.md "Storage").
  *
  * A reading is one value of one key of one state dataset of an asset at one time. Readings go
- * in with `on conflict do nothing`; what went in feeds the minute, hour and day rollups in the
+ * in with `on conflict do nothing`; what went in feeds the hour and day rollups (UTC) in the
  * same statement (count, sum, sum of squares, min and max with their times, first and last), so
  * a late reading lands in the bucket it belongs to. A reading sent again with another value
  * replaces the stored one and its buckets are computed again from the readings.
@@ -37,9 +37,9 @@ const coarser = (width: 'hour' | 'day', from: string) =>
      (array_agg(last order by last_at desc))[1] as last, max(last_at) as last_at
    from ${from} group by 1, 2`;
 
-/** The minute buckets of readings `from` (rows with `series`, `at`, `num`). */
-const minutes = (from: string) =>
-  `select series, date_trunc('minute', at, 'UTC') as bucket, count(*) as n, sum(num) as sum, sum(num * num) as sumsq,
+/** The `width` buckets of readings `from` (rows with `series`, `at`, `num`). */
+const buckets = (width: 'hour' | 'day', from: string) =>
+  `select series, date_trunc('${width}', at, 'UTC') as bucket, count(*) as n, sum(num) as sum, sum(num * num) as sumsq,
      min(num) as min, (array_agg(at order by num, at))[1] as min_at,
      max(num) as max, (array_agg(at order by num desc, at))[1] as max_at,
      (array_agg(num order by at))[1] as first, min(at) as first_at,
@@ -79,8 +79,28 @@ export async function storeReadings(
   exec: Exec,
   source: string,
   params: readonly unknown[],
-  options: { force: boolean },
+  options: {
+    force: boolean;
+    /**
+     * The readings' own hour and day buckets, computed by the caller from what it sends: used
+     * when every reading went in (the usual case), which spares the database grouping them.
+     */
+    rollups?: { hour: RollupArrays; day: RollupArrays };
+  },
 ): Promise<StoredCounts> {
+  const n = params.length;
+  const given = options.rollups
+    ? (width: 'hour' | 'day') =>
+        `(select series, ${ms('bucket')}, n, sum, sumsq, min, ${ms('min_at')}, max, ${ms('max_at')}, first, ${ms('first_at')}, last, ${ms('last_at')}
+           from unnest(${ROLLUP_TYPES.map((t, i) => `$${n + 1 + i + (width === 'day' ? ROLLUP_TYPES.length : 0)}::${t}`).join(', ')})
+           as g(${ROLLUP}) where (select count(*) from ins) = (select count(*) from src)
+         union all
+         select * from (${width === 'hour' ? buckets('hour', 'ins') : coarser('day', 'h_sql')}) q
+           where (select count(*) from ins) < (select count(*) from src))`
+    : null;
+  const extra = options.rollups
+    ? [...rollupParams(options.rollups.hour), ...rollupParams(options.rollups.day)]
+    : [];
   const [written] = await exec<{
     inserted: number;
     observations: number;
@@ -95,11 +115,15 @@ export async function storeReadings(
        select series, at, num, val from src order by series, at
        on conflict (series, at) do nothing
        returning series, at, num),
-     m as materialized (${minutes('ins')}),
-     um as (${upsertRollup('minute', 'm')}),
-     h as materialized (${coarser('hour', 'm')}),
+     ${
+       given
+         ? `h_sql as materialized (${buckets('hour', 'ins')}),
+     uh as (${upsertRollup('hour', `${given('hour')} h`)}),
+     ud as (${upsertRollup('day', `${given('day')} d`)}),`
+         : `h as materialized (${buckets('hour', 'ins')}),
      uh as (${upsertRollup('hour', 'h')}),
-     ud as (${upsertRollup('day', `(${coarser('day', 'h')}) d`)}),
+     ud as (${upsertRollup('day', `(${coarser('day', 'h')}) d`)}),`
+     }
      latest as (
        select distinct on (asset_id, property) asset_id, property, coalesce(to_jsonb(num), val) as v, at
        from src order by asset_id, property, at desc),
@@ -132,7 +156,7 @@ export async function storeReadings(
        (select count(*) from (select distinct series, at from src) d)::int as distinct_given,
        (select max(at) from src) as latest,
        (select array_agg(distinct property order by property) from src) as columns`,
-    params,
+    [...params, ...extra],
   );
   const w = written!;
   if (w.distinct_given < w.given) throw new DuplicateReadingError();
@@ -170,7 +194,7 @@ async function replaceChanged(exec: Exec, source: string, params: readonly unkno
 }
 
 /**
- * Computes again, from the readings, every minute, hour and day bucket holding one of the given
+ * Computes again, from the readings, every hour and day bucket holding one of the given
  * (series, time) pairs: stored buckets are replaced, emptied ones removed.
  */
 export async function recomputeBuckets(
@@ -179,7 +203,7 @@ export async function recomputeBuckets(
   ats: readonly Date[],
 ): Promise<void> {
   if (series.length === 0) return;
-  for (const width of ['minute', 'hour', 'day'] as const) {
+  for (const width of ['hour', 'day'] as const) {
     const touched = `select distinct s as series, date_trunc('${width}', a, 'UTC') as bucket
        from unnest($1::bigint[], $2::timestamptz[]) as t(s, a)`;
     await exec(
@@ -189,16 +213,10 @@ export async function recomputeBuckets(
     );
     const readings = `(select r.series, r.at, r.num from observation_readings r
        join (${touched}) t on r.series = t.series and r.at >= t.bucket and r.at < t.bucket + interval '1 ${width}') f`;
-    const buckets =
-      width === 'minute'
-        ? `(${minutes(readings)}) m`
-        : width === 'hour'
-          ? `(${coarser('hour', `(${minutes(readings)}) m`)}) h`
-          : `(${coarser('day', `(${coarser('hour', `(${minutes(readings)}) m`)}) h`)}) d`;
-    await exec(`insert into observation_rollups_${width} (${ROLLUP}) select ${ROLLUP} from ${buckets}`, [
-      series,
-      ats,
-    ]);
+    await exec(
+      `insert into observation_rollups_${width} (${ROLLUP}) select ${ROLLUP} from (${buckets(width, readings)}) b`,
+      [series, ats],
+    );
   }
 }
 
@@ -251,11 +269,168 @@ export async function forgetReadings(
        select dataset, count(*) as n from (
          select distinct g.dataset, o.asset_id, g.at from gone g join observation_series o on o.id = g.series) d
        group by dataset),
-     m as (delete from observation_rollups_minute r using s where r.series = s.id),
      h as (delete from observation_rollups_hour r using s where r.series = s.id),
      d as (delete from observation_rollups_day r using s where r.series = s.id)
      update asset_dataset_stats t set observation_count = greatest(t.observation_count - per.n, 0)
      from per where t.user_group = $1 and t.profile = $2 and t.dataset = per.dataset`,
     params,
   );
+}
+
+/**
+ * Computes every rollup of the series `seriesSql` selects (`id`) again from their readings: after
+ * readings were loaded around the writer (a restore, a bulk load in SQL).
+ */
+export async function rebuildRollups(
+  exec: Exec,
+  seriesSql: string,
+  params: readonly unknown[],
+): Promise<void> {
+  for (const width of ['hour', 'day'] as const)
+    await exec(`delete from observation_rollups_${width} where series in (${seriesSql})`, params);
+  await exec(
+    `insert into observation_rollups_hour (${ROLLUP}) select ${ROLLUP} from (${buckets(
+      'hour',
+      `(select series, at, num from observation_readings where series in (${seriesSql})) r`,
+    )}) h`,
+    params,
+  );
+  await exec(
+    `insert into observation_rollups_day (${ROLLUP}) select ${ROLLUP} from (${coarser(
+      'day',
+      `(select * from observation_rollups_hour where series in (${seriesSql})) r`,
+    )}) d`,
+    params,
+  );
+}
+
+/** A rollup's columns as arrays, in {@link ROLLUP}'s order, for `unnest`. */
+export interface RollupArrays {
+  series: string[];
+  /** Milliseconds since the epoch, as every time here. */
+  bucket: number[];
+  n: number[];
+  sum: number[];
+  sumsq: number[];
+  min: number[];
+  minAt: number[];
+  max: number[];
+  maxAt: number[];
+  first: number[];
+  firstAt: number[];
+  last: number[];
+  lastAt: number[];
+}
+
+/** Times travel as milliseconds since the epoch: pg renders a Date as text at a cost per value. */
+const ROLLUP_TYPES = [
+  'bigint[]',
+  'bigint[]',
+  'bigint[]',
+  'float8[]',
+  'float8[]',
+  'float8[]',
+  'bigint[]',
+  'float8[]',
+  'bigint[]',
+  'float8[]',
+  'bigint[]',
+  'float8[]',
+  'bigint[]',
+] as const;
+
+/** The timestamp of a column of milliseconds since the epoch, under the column's name. */
+export const ms = (column: string) =>
+  `'epoch'::timestamptz + ${column} * interval '1 millisecond' as ${column}`;
+
+const rollupParams = (r: RollupArrays) => [
+  r.series,
+  r.bucket,
+  r.n,
+  r.sum,
+  r.sumsq,
+  r.min,
+  r.minAt,
+  r.max,
+  r.maxAt,
+  r.first,
+  r.firstAt,
+  r.last,
+  r.lastAt,
+];
+
+/**
+ * The hour and day buckets (UTC) of numeric readings, as the statement would group them: what a
+ * writer that holds its readings computes in a few milliseconds where the database would sort.
+ */
+export function rollupsOf(
+  series: readonly string[],
+  ats: readonly number[],
+  nums: readonly (number | null)[],
+): { hour: RollupArrays; day: RollupArrays } {
+  const of = (width: number): RollupArrays => {
+    const groups = new Map<string, number>();
+    const r: RollupArrays = {
+      series: [],
+      bucket: [],
+      n: [],
+      sum: [],
+      sumsq: [],
+      min: [],
+      minAt: [],
+      max: [],
+      maxAt: [],
+      first: [],
+      firstAt: [],
+      last: [],
+      lastAt: [],
+    };
+    for (let i = 0; i < series.length; i++) {
+      const v = nums[i];
+      if (v === null || v === undefined) continue;
+      const t = ats[i]!;
+      const b = Math.floor(t / width) * width;
+      const key = `${series[i]}:${b}`;
+      const g = groups.get(key);
+      if (g === undefined) {
+        groups.set(key, r.series.length);
+        r.series.push(series[i]!);
+        r.bucket.push(b);
+        r.n.push(1);
+        r.sum.push(v);
+        r.sumsq.push(v * v);
+        r.min.push(v);
+        r.minAt.push(t);
+        r.max.push(v);
+        r.maxAt.push(t);
+        r.first.push(v);
+        r.firstAt.push(t);
+        r.last.push(v);
+        r.lastAt.push(t);
+        continue;
+      }
+      r.n[g]!++;
+      r.sum[g]! += v;
+      r.sumsq[g]! += v * v;
+      // Ties keep the earlier reading, as the statement's `order by num, at` does.
+      if (v < r.min[g]! || (v === r.min[g]! && t < r.minAt[g]!)) {
+        r.min[g] = v;
+        r.minAt[g] = t;
+      }
+      if (v > r.max[g]! || (v === r.max[g]! && t < r.maxAt[g]!)) {
+        r.max[g] = v;
+        r.maxAt[g] = t;
+      }
+      if (t < r.firstAt[g]!) {
+        r.first[g] = v;
+        r.firstAt[g] = t;
+      }
+      if (t > r.lastAt[g]!) {
+        r.last[g] = v;
+        r.lastAt[g] = t;
+      }
+    }
+    return r;
+  };
+  return { hour: of(3_600_000), day: of(86_400_000) };
 }
