@@ -543,6 +543,81 @@ describe('what recordObservations refuses, and nothing of it stored', () => {
   });
 });
 
+describe('what one request may ask of the readings', () => {
+  it('bounds buckets, raw readings and writes a request, whatever the aliases and page size', async () => {
+    // 20 wells × 10,000 one-second buckets: two million buckets, none of them with a reading.
+    const many = await t.graphql<any>(
+      `{ assets(profile: "well") { all(first: 20) { edges { node { id
+         observationSeries(property: "flow", from: "2026-11-01T00:00:00Z", to: "2026-11-01T02:46:40Z", resolution: "1s", fill: NULL) {
+           buckets { count } } } } } } }`,
+      {},
+      demo,
+    );
+    const refused = many.body.errors!.filter((e: any) => /At most 100,000 buckets a request/.test(e.message));
+    expect(refused.length).toBeGreaterThanOrEqual(10);
+    expect(refused[0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    const answered = many.body.data.assets.all.edges.filter((e: any) => e.node.observationSeries);
+    expect(answered.length).toBeLessThanOrEqual(10);
+    const raw = await t.graphql<any>(
+      `query($id: ID!) { assets(profile: "well") { byId(id: $id) {
+         a: observations(property: "flow", first: 100000) { edges { cursor } }
+         b: observations(property: "flow", first: 100000) { edges { cursor } } } } }`,
+      { id: wells[0] },
+      demo,
+    );
+    expect(raw.body.errors!.map((e: any) => e.message)).toEqual([
+      'At most 100,000 readings a request: a smaller first, or fewer assets a page.',
+    ]);
+    const twice = await t.graphql<any>(
+      `mutation($input: RecordObservationsInput!) {
+         a: recordObservations(input: $input) { recorded errors { type message } }
+         b: recordObservations(input: $input) { recorded errors { type message } } }`,
+      {
+        input: {
+          profile: 'well',
+          dataset: 'scada',
+          observations: [{ id: wells[0], at: '2026-11-21T01:00:00Z', values: { once: 1 } }],
+        },
+      },
+      demo,
+    );
+    expect(twice.body.data.a).toEqual({ recorded: 1, errors: [] });
+    expect(twice.body.data.b.recorded).toBe(0);
+    expect(twice.body.data.b.errors[0].message).toMatch(/At most 1 writes a request/);
+  });
+
+  it("refuses a cursor out of time's range as the client's mistake", async () => {
+    for (const us of ['9999999999999999999', '9223372036854775807', '-9223372036854775808', 'x']) {
+      const r = await t.graphql<any>(
+        `query($id: ID!, $after: String) { assets(profile: "well") { byId(id: $id) {
+           observations(property: "flow", after: $after) { edges { cursor } } } } }`,
+        { id: wells[0], after: Buffer.from(us).toString('base64url') },
+        demo,
+      );
+      expect(r.body.errors![0]!.extensions!.code, us).toBe('BAD_USER_INPUT');
+    }
+  });
+
+  it('bounds the keys one asset may have in a dataset', async () => {
+    const id = wells[6]!;
+    const values = (from: number, n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${from + i}`, i]));
+    const observations = Array.from({ length: 10 }, (_, i) => ({
+      id,
+      at: new Date(Date.parse('2026-11-21T02:00:00Z') + i * 1000).toISOString(),
+      values: values(i * 100, 100),
+    }));
+    expect(await record(observations)).toMatchObject({ recorded: 10, errors: [] });
+    const more = await record([{ id, at: '2026-11-21T03:00:00Z', values: { k1000: 1 } }]);
+    expect(more.recorded).toBe(0);
+    expect(more.errors[0].message).toMatch(/at most 1000 keys an asset in dataset scada: .* would have 1001/);
+    // Keys it has take more readings.
+    expect(await record([{ id, at: '2026-11-21T03:00:00Z', values: { k999: 1 } }])).toMatchObject({
+      recorded: 1,
+    });
+  });
+});
+
 describe('retention', () => {
   it('drops whole months past every retention and deletes what a shorter group retention left', async () => {
     const id = wells[5]!;

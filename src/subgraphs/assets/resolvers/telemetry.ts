@@ -27,6 +27,9 @@ import {
 import { DatasetWriteError } from '../write/types.ts';
 import { asCaller, tenant } from './common.ts';
 
+const MIN_US = -62_135_596_800_000_000n;
+const MAX_US = 253_402_300_799_999_999n;
+
 const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 
 /** An IANA time zone name as PostgreSQL knows them; checked by the database itself. */
@@ -41,6 +44,46 @@ interface SeriesArgs {
   timezone: string;
   dataset: string | null;
   ends: boolean;
+}
+
+/**
+ * What one request may ask of the readings, whatever its aliases and page sizes: buckets and raw
+ * readings in all (Cognite answers 10,000 aggregates and 100,000 raw datapoints a request),
+ * downsampled series, and one `recordObservations`.
+ */
+export const TELEMETRY_ALLOWANCE = {
+  buckets: 100_000,
+  readings: 100_000,
+  downsamples: 10,
+  writes: 1,
+} as const;
+
+const spent = new WeakMap<
+  object,
+  { buckets: number; readings: number; downsamples: number; writes: number }
+>();
+
+/** Why `n` more of `what` is over this request's allowance, or null (then it is spent). */
+function overspent(
+  ctx: AssetsContext,
+  what: keyof typeof TELEMETRY_ALLOWANCE,
+  n: number,
+  advice: string,
+): string | null {
+  let s = spent.get(ctx);
+  if (!s) {
+    s = { buckets: 0, readings: 0, downsamples: 0, writes: 0 };
+    spent.set(ctx, s);
+  }
+  if (s[what] + n > TELEMETRY_ALLOWANCE[what])
+    return `At most ${TELEMETRY_ALLOWANCE[what].toLocaleString('en')} ${what} a request: ${advice}.`;
+  s[what] += n;
+  return null;
+}
+
+function spend(ctx: AssetsContext, what: keyof typeof TELEMETRY_ALLOWANCE, n: number, advice: string): void {
+  const why = overspent(ctx, what, n, advice);
+  if (why) throw badInput(why);
 }
 
 /** One request's series questions: assets asking the same question share one statement. */
@@ -151,6 +194,13 @@ export const telemetryAssetResolvers: Pick<
       ends: aggregates.includes('FIRST') || aggregates.includes('LAST'),
     };
     const key = JSON.stringify(q);
+    const planned = await planOf(ctx, key, q);
+    spend(
+      ctx,
+      'buckets',
+      planned.starts.length,
+      'fewer assets a page, a shorter range or a coarser resolution',
+    );
     const [plan, sums, unit] = await Promise.all([
       planOf(ctx, key, q),
       seriesLoader(ctx, key, q).load(a.id),
@@ -179,15 +229,20 @@ export const telemetryAssetResolvers: Pick<
         throw badInput(`downsample.points is 3 to ${MAX_DOWNSAMPLE_POINTS}`);
       if (!q.property) throw badInput('downsample needs a property');
       if (args.after) throw badInput('a downsampled answer is one page: no after');
+      spend(ctx, 'downsamples', 1, 'fewer downsampled series');
+      spend(ctx, 'readings', points, 'fewer points or fewer assets a page');
       const readings = await downsampled(exec, { ...q, property: q.property }, points);
       return connection(readings, false);
     }
     const first = args.first ?? DEFAULT_RAW_PAGE;
     if (first < 0 || first > MAX_RAW_PAGE) throw badInput(`first is 0 to ${MAX_RAW_PAGE}`);
+    spend(ctx, 'readings', first, 'a smaller first, or fewer assets a page');
     let after: string | null = null;
     if (args.after) {
       after = Buffer.from(args.after, 'base64url').toString();
-      if (!/^-?\d{1,19}$/.test(after)) throw badInput('after is not a cursor of this connection');
+      // Microseconds since the epoch, within years 1 to 9999.
+      if (!/^-?\d{1,19}$/.test(after) || BigInt(after) < MIN_US || BigInt(after) > MAX_US)
+        throw badInput('after is not a cursor of this connection');
     }
     const page = await readingsPage(exec, q, first, after);
     return connection(page.readings, page.hasNextPage);
@@ -259,6 +314,8 @@ function latestLoader(ctx: AssetsContext, group: string) {
 export const telemetryMutations: Pick<MutationResolvers<AssetsContext>, 'recordObservations'> = {
   recordObservations: async (_root, { input, correlationId }, ctx) => {
     const outcome = await asCaller(ctx, 'Sign in to record observations.', async (caller) => {
+      const twice = overspent(ctx, 'writes', 1, 'send the observations in one call');
+      if (twice) return fail('INVALID_INPUT', twice);
       if (input.observations.length > TELEMETRY_LIMITS.observationsPerWrite)
         return fail(
           'INVALID_INPUT',

@@ -7,6 +7,7 @@ import { DatasetWriteError } from '../write/types.ts';
 import {
   DuplicateReadingError,
   ensureMonths,
+  forgetMonths,
   monthsOf,
   ms,
   rollupsOf,
@@ -24,6 +25,8 @@ export const TELEMETRY_LIMITS = {
   idLength: 512,
   /** A string value's length. */
   stringLength: 1_000,
+  /** Keys one asset may have in one state dataset (each a series of its own). */
+  keysPerAsset: 1_000,
   /** How far ahead of this server's clock an observation may be. */
   futureMs: 24 * 60 * 60 * 1000,
 } as const;
@@ -99,6 +102,7 @@ export function checkObservations(
     if (typeof o !== 'object' || o === null) return refuse('bad-input', 'an observation is an object');
     if (typeof o.id !== 'string' || o.id.length === 0 || o.id.length > TELEMETRY_LIMITS.idLength)
       return refuse('bad-input', `id must be a string of 1 to ${TELEMETRY_LIMITS.idLength} characters`);
+    if (!storable(o.id)) return refuse('bad-input', UNSTORABLE);
     const at = typeof o.at === 'string' || o.at instanceof Date ? new Date(o.at) : null;
     if (!at || Number.isNaN(at.getTime()) || (typeof o.at === 'string' && !/[zZ]|[+-]\d\d:?\d\d$/.test(o.at)))
       return refuse('bad-input', 'at must be an ISO 8601 date-time with an offset');
@@ -118,6 +122,7 @@ export function checkObservations(
     for (const [key, v] of entries) {
       if (key.length === 0 || key.length > TELEMETRY_LIMITS.keyLength)
         return refuse('bad-input', `a key has 1 to ${TELEMETRY_LIMITS.keyLength} characters`);
+      if (!storable(key) || !storable(v)) return refuse('bad-input', UNSTORABLE);
       const def = defined.get(key);
       const ok = def
         ? TYPE_CHECK[def.type]?.(v) && (def.type !== 'ENUM' || (def.enumValues ?? []).includes(v as string))
@@ -142,6 +147,29 @@ export function checkObservations(
   };
   for (const [index, o] of inputs.entries()) checkOne(o, index);
   return { observations, refused };
+}
+
+const UNSTORABLE = 'a string holds the NUL character or is not well-formed Unicode (a lone surrogate)';
+
+/**
+ * Whether every string in `value` (keys of objects too) can be stored: PostgreSQL's text and JSON
+ * take neither U+0000 nor a lone surrogate. A device's message is not checked by the gateway's
+ * input limits, as a GraphQL request is.
+ */
+function storable(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000') || !v.isWellFormed()) return false;
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (v !== null && typeof v === 'object')
+      for (const [k, item] of Object.entries(v)) {
+        if (k.includes('\u0000') || !k.isWellFormed()) return false;
+        stack.push(item);
+      }
+  }
+  return true;
 }
 
 /** The ids among `ids` that name no asset of the profile. */
@@ -190,6 +218,28 @@ async function seriesOf(
   if (missing.length === 0) return found;
   const ids = missing.map((m) => m[0]);
   const keys = missing.map((m) => m[1]);
+  // Each key is a series: an asset's keys are bounded, as an asset model's properties are.
+  const crowded = await exec<{ asset_id: string; n: number }>(
+    `with t as (
+       select distinct a, k from unnest($4::text[], $5::text[]) as t(a, k)
+       where not exists (
+         select 1 from observation_series s
+         where s.user_group = $1 and s.profile = $2 and s.dataset = $3 and s.asset_id = a and s.property = k)),
+     per as (select a, count(*) as fresh from t group by a)
+     select per.a as asset_id, (per.fresh + c.n)::int as n from per
+     cross join lateral (
+       select count(*) as n from observation_series s
+       where s.user_group = $1 and s.profile = $2 and s.dataset = $3 and s.asset_id = per.a) c
+     where per.fresh + c.n > ${TELEMETRY_LIMITS.keysPerAsset}
+     limit 10`,
+    [group, profile, dataset, ids, keys],
+  );
+  if (crowded.length > 0)
+    throw new DatasetWriteError(
+      `at most ${TELEMETRY_LIMITS.keysPerAsset} keys an asset in dataset ${dataset}: ${crowded
+        .map((c) => `${c.asset_id} would have ${c.n}`)
+        .join(', ')}`,
+    );
   // Made here, or by a concurrent writer (its insert waited for, then seen by the select).
   await exec(
     `insert into observation_series (user_group, profile, asset_id, dataset, property)
@@ -225,7 +275,26 @@ export async function recordObservations(
 ): Promise<StoredCounts> {
   if (observations.length === 0)
     return { inserted: 0, observations: 0, replaced: 0, latest: null, columns: [] };
-  await ensureMonths(database, monthsOf(observations.map((o) => o.at)));
+  const months = monthsOf(observations.map((o) => o.at));
+  await ensureMonths(database, months);
+  try {
+    return await write(database, group, profile, dataset, observations);
+  } catch (e) {
+    // No partition for a reading: a month this process saw made was dropped since.
+    if ((e as { code?: string }).code !== '23514') throw e;
+    forgetMonths(database);
+    await ensureMonths(database, months);
+    return write(database, group, profile, dataset, observations);
+  }
+}
+
+function write(
+  database: Pick<Database, 'pool' | 'engine'>,
+  group: string,
+  profile: EffectiveProfile,
+  dataset: string,
+  observations: readonly Observation[],
+): Promise<StoredCounts> {
   return inTransactionRetried(database, async (exec) => {
     const unknown = await unknownAssets(
       exec,

@@ -231,6 +231,14 @@ export function monthsOf(ats: Iterable<Date>): string[] {
 const knownMonths = new WeakMap<object, Set<string>>();
 
 /**
+ * Forgets the months seen made: a write found no partition for a reading (23514), as when pruning
+ * dropped a month that a longer retention set since wants again.
+ */
+export function forgetMonths(database: Pick<Database, 'pool'>): void {
+  knownMonths.delete(database.pool);
+}
+
+/**
  * Makes the monthly partitions that `months` need, each in a short transaction of its own (a
  * month's partition takes a lock on the parent table: never inside a write's transaction).
  */

@@ -39,6 +39,25 @@ export interface MqttBridgeOptions {
 /** A message's payload at most: past it, a dead letter (`too-large`). */
 export const MAX_MESSAGE_BYTES = 256 * 1024;
 
+/** The most of a refused message's payload a dead letter carries (a larger one is cut, and says so). */
+const DEAD_LETTER_PAYLOAD = 64 * 1024;
+
+/**
+ * Whether a write failed for what it holds, not for the database's state: trying it again would
+ * fail again (a refused write, or PostgreSQL's data exceptions and integrity violations).
+ */
+function permanent(e: unknown): boolean {
+  if (e instanceof DatasetWriteError) return true;
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('22') || (code.startsWith('23') && code !== '23514'));
+}
+
+/** What a dead letter says of a refused write: ours in full, the database's by its SQLSTATE. */
+function refusal(e: unknown): string {
+  if (e instanceof DatasetWriteError) return e.message;
+  return `the database refused the values (SQLSTATE ${(e as { code?: string }).code})`;
+}
+
 /** Why the bridge refuses a message: the validation's reasons, and a profile it does not know. */
 export type DeadLetterReason = RefusalReason | 'unknown-profile';
 
@@ -199,12 +218,36 @@ export class MqttBridge {
         ]);
         readings += stored.inserted + stored.replaced;
       } catch (e) {
-        // An asset deleted since the check, say: the messages go to the dead letter, not round again.
-        if (!(e instanceof DatasetWriteError)) throw e;
-        for (const g of good) dead.push({ message: g.parsed.message, reason: 'bad-input', text: e.message });
+        if (!permanent(e)) throw e;
+        // Something in the batch the database refuses (an asset deleted since the check, a value
+        // it cannot take): each message on its own, the ones refused to the dead letter, so one
+        // message never holds up the others, nor comes round again.
+        for (const g of good) {
+          try {
+            const stored = await recordObservations(
+              this.#options.database,
+              group,
+              profile,
+              dataset,
+              g.observations,
+            );
+            readings += stored.inserted + stored.replaced;
+          } catch (one) {
+            if (!permanent(one)) throw one;
+            dead.push({ message: g.parsed.message, reason: 'bad-input', text: refusal(one) });
+          }
+        }
       }
     }
-    await Promise.all(dead.map((d) => this.#deadLetter(d.message, d.reason, d.text)));
+    const sent = await Promise.all(dead.map((d) => this.#deadLetter(d.message, d.reason, d.text)));
+    const refused = sent.filter((ok) => !ok).length;
+    // The broker's ACL lets the bridge not write its dead letters: said loudly, but the messages
+    // are let go rather than holding up every message behind them.
+    if (refused)
+      this.#options.log.error(
+        { refused, topic: `${this.#prefix}-dead-letter/#` },
+        'the broker refused dead letters (does its ACL let the bridge write them?); those messages are dropped',
+      );
     this.stats.messages += batch.length - dead.length;
     this.stats.readings += readings;
     this.stats.deadLetters += dead.length;
@@ -256,13 +299,15 @@ export class MqttBridge {
     return profile;
   }
 
-  #deadLetter(message: Incoming, reason: DeadLetterReason, text: string): Promise<void> {
+  #deadLetter(message: Incoming, reason: DeadLetterReason, text: string): Promise<boolean> {
     const topic = `${this.#prefix}-dead-letter/${message.topic.slice(this.#prefix.length + 1)}`;
+    const truncated = message.payload.length > DEAD_LETTER_PAYLOAD;
     const payload = JSON.stringify({
       reason,
       message: text,
       topic: message.topic,
-      payload: message.payload.toString('base64'),
+      payload: message.payload.subarray(0, DEAD_LETTER_PAYLOAD).toString('base64'),
+      ...(truncated ? { truncated: true, bytes: message.payload.length } : {}),
     });
     return this.#session.publish(topic, payload);
   }

@@ -23,8 +23,13 @@ export interface MqttSessionOptions {
   topic: string;
   log: Logger;
   onMessage(message: Incoming): void;
-  /** How many unacknowledged messages the broker may have out to this client @default 65535 */
+  /**
+   * How many unacknowledged messages the broker may have out to this client: with the largest
+   * packet, what the bridge may hold in memory @default 4000
+   */
   receiveMaximum?: number;
+  /** The largest packet the broker may send this client (it drops larger ones) @default 300 KiB */
+  maximumPacketSize?: number;
   keepaliveSeconds?: number;
   /** How long the broker keeps the session while this client is away @default 7 days */
   sessionExpirySeconds?: number;
@@ -46,7 +51,7 @@ export class MqttSession {
   #closed = false;
   #connected = false;
   #nextId = 1;
-  readonly #published = new Map<number, { resolve(): void; reject(e: Error): void }>();
+  readonly #published = new Map<number, { resolve(accepted: boolean): void; reject(e: Error): void }>();
   #ping: NodeJS.Timeout | undefined;
   #lastHeard = 0;
   #ready: { resolve(): void; promise: Promise<void> };
@@ -117,7 +122,8 @@ export class MqttSession {
       password: url.password ? Buffer.from(decodeURIComponent(url.password)) : undefined,
       properties: {
         sessionExpiryInterval: this.#options.sessionExpirySeconds ?? 7 * 86_400,
-        receiveMaximum: this.#options.receiveMaximum ?? 65_535,
+        receiveMaximum: this.#options.receiveMaximum ?? 4_000,
+        maximumPacketSize: this.#options.maximumPacketSize ?? 300 * 1024,
       },
     } as mqttPacket.IConnectPacket);
     const connack = deferred();
@@ -154,9 +160,7 @@ export class MqttSession {
         case 'puback': {
           const p = this.#published.get(packet.messageId!);
           this.#published.delete(packet.messageId!);
-          if (p && (packet.reasonCode ?? 0) >= 0x80)
-            p.reject(new Error(`the broker refused a publication (reason ${packet.reasonCode})`));
-          else p?.resolve();
+          p?.resolve((packet.reasonCode ?? 0) < 0x80);
           break;
         }
         case 'disconnect':
@@ -232,11 +236,17 @@ export class MqttSession {
     if (packets.length) socket.write(Buffer.concat(packets));
   }
 
-  /** Publishes at QoS 1; resolves when the broker has it. */
-  publish(topic: string, payload: Buffer | string): Promise<void> {
+  /**
+   * Publishes at QoS 1; resolves when the broker answered: true when it took the message, false
+   * when it refused it (MQTT 5 reason ≥ 0x80, such as an ACL's "not authorized"). Rejects when the
+   * connection is lost first.
+   */
+  publish(topic: string, payload: Buffer | string): Promise<boolean> {
     if (!this.#connected) return Promise.reject(new Error('not connected to the broker'));
     const messageId = this.#id();
-    const done = new Promise<void>((resolve, reject) => this.#published.set(messageId, { resolve, reject }));
+    const done = new Promise<boolean>((resolve, reject) =>
+      this.#published.set(messageId, { resolve, reject }),
+    );
     this.#send({
       cmd: 'publish',
       topic,
