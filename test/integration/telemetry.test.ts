@@ -251,6 +251,28 @@ describe('observations in, series out (docs/telemetry.md)', () => {
     expect(hours).toEqual([24, 23, 24, 24]);
   });
 
+  it('lays UTC buckets as the database lays them in any zone', async () => {
+    for (const [res, from, to] of [
+      ['PT7M', '2026-10-23T01:02:03Z', '2026-10-24T00:00:00Z'],
+      ['1h', '2026-10-23T00:30:00Z', '2026-10-27T00:00:00Z'],
+      ['P1D', '2026-10-23T05:00:00Z', '2026-10-27T00:00:00Z'],
+      ['P2D', '2026-10-23T05:00:00Z', '2026-11-27T00:00:00Z'],
+      ['P1W', '2026-01-15T00:00:00Z', '2026-11-20T00:00:00Z'],
+      ['P1M', '2026-01-15T00:00:00Z', '2026-11-20T00:00:00Z'],
+      ['P2M', '2025-12-15T00:00:00Z', '2026-11-20T00:00:00Z'],
+      ['P3M', '2025-12-15T00:00:00Z', '2026-11-20T00:00:00Z'],
+      ['P1Y', '2025-12-15T00:00:00Z', '2026-11-20T00:00:00Z'],
+    ] as const) {
+      const edges = async (tz: string) => {
+        const body = await series({ id: wells[0], p: 'flow', from, to, res, tz, fill: 'NULL', aggs: ['COUNT'] });
+        expect(body.errors, `${res} ${tz}`).toBeUndefined();
+        return body.data.assets.byId.observationSeries.buckets.map((b: any) => [b.start, b.end, b.count]);
+      };
+      // Etc/GMT is UTC by another name: the database lays its buckets.
+      expect(await edges('UTC'), res).toEqual(await edges('Etc/GMT'));
+    }
+  });
+
   it('fills empty buckets as asked, and leaves them out by default', async () => {
     const id = wells[3]!;
     const at = (h: number) =>

@@ -44,7 +44,10 @@ export async function planBuckets(
     throw new SeriesQueryError(`at most ${MAX_BUCKETS} buckets: a coarser resolution or a shorter range`);
   let starts: Date[];
   let end: Date;
-  if (resolution.kind === 'fixed') {
+  if (/^(Etc\/)?UTC$/i.test(timezone)) {
+    // UTC has no daylight saving: its buckets are laid here, without asking the database.
+    ({ starts, end } = utcBuckets(from, to, resolution));
+  } else if (resolution.kind === 'fixed') {
     const [row] = await exec<{ origin: Date }>(`select date_trunc('day', $1::timestamptz, $2) as origin`, [
       from,
       timezone,
@@ -85,6 +88,42 @@ export async function planBuckets(
   const aligned = (ms: number) => edges.every((e) => e % ms === 0);
   const source = aligned(86_400_000) ? 'day' : aligned(3_600_000) ? 'hour' : 'raw';
   return { starts, end, source };
+}
+
+const DAY = 86_400_000;
+
+/** The buckets of `resolution` over [from, to) in UTC, as the database lays them in any zone. */
+function utcBuckets(from: Date, to: Date, resolution: Resolution): { starts: Date[]; end: Date } {
+  const starts: Date[] = [];
+  const f = from.getTime();
+  const midnight = Math.floor(f / DAY) * DAY;
+  let next: (t: number) => number;
+  let t: number;
+  if (resolution.kind === 'fixed') {
+    const width = resolution.seconds * 1000;
+    t = midnight + Math.floor((f - midnight) / width) * width;
+    next = (x) => x + width;
+  } else if (resolution.unit === 'day' || resolution.unit === 'week') {
+    // Weeks start on Monday (1970-01-01 was a Thursday), as date_trunc('week') has them.
+    const days = resolution.unit === 'day' ? resolution.n : resolution.n * 7;
+    t = resolution.unit === 'day' ? midnight : midnight - ((new Date(midnight).getUTCDay() + 6) % 7) * DAY;
+    next = (x) => x + days * DAY;
+  } else {
+    const n = resolution.n;
+    const d = new Date(f);
+    const unit = n % 12 === 0 ? 12 : n % 3 === 0 ? 3 : 1;
+    const month = Math.floor(d.getUTCMonth() / unit) * unit;
+    t = Date.UTC(d.getUTCFullYear(), month, 1);
+    next = (x) => {
+      const m = new Date(x);
+      return Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + n, 1);
+    };
+  }
+  for (; t < to.getTime(); t = next(t)) {
+    starts.push(new Date(t));
+    if (starts.length > MAX_BUCKETS) break;
+  }
+  return { starts, end: new Date(t) };
 }
 
 /** One bucket's sums, as the store answers them. */
