@@ -357,7 +357,30 @@ async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret
       const profile = profilesOf.get(group)!.get('well')!;
       await writeUpDatasetIn(exec, group, profile, 'registry', registry);
       await writeUpDatasetIn(exec, group, profile, 'operations', operations);
-      // Two hourly SCADA readings for the first wells; the later one is each well's observation.
+      // A month of hourly SCADA readings for the first wells, so that history and its charts
+      // have something to show; the last one, an hour ago, is each well's observation.
+      const history: ObservationRow[] = registry.slice(0, 6).flatMap((r, i) =>
+        Array.from({ length: DEMO_HISTORY_HOURS - 2 }, (_, k) => {
+          const hoursAgo = DEMO_HISTORY_HOURS - k;
+          const t = now.getTime() - hoursAgo * 3_600_000;
+          // A daily swing, a slow decline of the first well's casing pressure, and noise.
+          const daily = Math.sin((2 * Math.PI * (t % 86_400_000)) / 86_400_000);
+          return {
+            id: r.id,
+            observedAt: new Date(t).toISOString(),
+            values: {
+              casingPressure: round(
+                i === 0
+                  ? 9.4 + (hoursAgo / DEMO_HISTORY_HOURS) * 1.5 + daily * 0.2
+                  : 5.5 + daily * 0.8 + random() * 0.4,
+              ),
+              tubingPressure: round(3 + daily * 0.5 + random() * 0.3),
+              oilRate: Math.round(50 + daily * 12 + random() * 8),
+            },
+          };
+        }),
+      );
+      await writeObservationsIn(exec, group, profile, 'scada', history);
       const readings: ObservationRow[] = registry.slice(0, 6).flatMap((r, i) =>
         [2, 1].map((hoursAgo) => ({
           id: r.id,
@@ -389,6 +412,9 @@ async function loadDemo(db: Kysely<Tables>, config: Pick<Config, 'env' | 'secret
   await saveFiltersAndViews(db, 'demo', OWNER, (n) => demo.get(n) ?? null);
   return true;
 }
+
+/** Hours of SCADA history each of the first demo wells has (30 days). */
+export const DEMO_HISTORY_HOURS = 720;
 
 function round(x: number) {
   return Math.round(x * 1e6) / 1e6;

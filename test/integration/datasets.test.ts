@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_HISTORY_HOURS } from '../../src/demo/seed.ts';
 import { profilesWithExtensions } from '../../src/subgraphs/assets/assets.repository.ts';
 import type { DatasetRow, ObservationRow } from '../../src/subgraphs/assets/datasets/rows.ts';
 import { effectiveProfile } from '../../src/subgraphs/assets/profiles/definition.ts';
@@ -78,7 +79,8 @@ describe('AssetProfile datasets (spec §2.1)', () => {
         dataset: 'scada',
         title: 'SCADA readings',
         columns: ['casingPressure', 'oilRate', 'tubingPressure'],
-        observationCount: 12,
+        // A month of hourly readings for the first six wells (src/demo/seed.ts).
+        observationCount: 6 * DEMO_HISTORY_HOURS,
         latestObservationAt: expect.any(String),
       },
     ]);
