@@ -1059,6 +1059,11 @@ export type ObservationReading = {
 export type ObservationSeries = {
   __typename?: 'ObservationSeries';
   buckets: Array<ObservationBucket>;
+  /**
+   * The same buckets as CSV (RFC 4180): a header `start,end,count,avg,min,max,sum,stddev,first,last`,
+   * then a row a bucket, times in ISO 8601 UTC, aggregates not asked for empty (assetql addition).
+   */
+  csv: Scalars['String']['output'];
   property: Scalars['String']['output'];
   resolution: Scalars['String']['output'];
   timezone: Scalars['String']['output'];
@@ -1994,6 +1999,7 @@ export type ObservationReadingResolvers<ContextType = AssetsContext, ParentType 
 
 export type ObservationSeriesResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['ObservationSeries'] = ResolversParentTypes['ObservationSeries']> = ResolversObject<{
   buckets?: Resolver<Array<ResolversTypes['ObservationBucket']>, ParentType, ContextType>;
+  csv?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   property?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   resolution?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   timezone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

@@ -264,7 +264,16 @@ describe('observations in, series out (docs/telemetry.md)', () => {
       ['P1Y', '2025-12-15T00:00:00Z', '2026-11-20T00:00:00Z'],
     ] as const) {
       const edges = async (tz: string) => {
-        const body = await series({ id: wells[0], p: 'flow', from, to, res, tz, fill: 'NULL', aggs: ['COUNT'] });
+        const body = await series({
+          id: wells[0],
+          p: 'flow',
+          from,
+          to,
+          res,
+          tz,
+          fill: 'NULL',
+          aggs: ['COUNT'],
+        });
         expect(body.errors, `${res} ${tz}`).toBeUndefined();
         return body.data.assets.byId.observationSeries.buckets.map((b: any) => [b.start, b.end, b.count]);
       };
@@ -302,6 +311,22 @@ describe('observations in, series out (docs/telemetry.md)', () => {
       [1, 50, 50, null],
     ]);
     expect(await ask('NONE')).toHaveLength(3);
+    const csv = await t.graphql<any>(
+      `query($id: ID!) { assets(profile: "well") { byId(id: $id) {
+         observationSeries(property: "flow", from: "2026-11-02T00:00:00Z", to: "2026-11-02T03:00:00Z", resolution: "1h",
+           aggregates: [AVG, COUNT, LAST], fill: NULL) { csv } } } }`,
+      { id },
+      demo,
+    );
+    expect(csv.body.data.assets.byId.observationSeries.csv).toBe(
+      [
+        'start,end,count,avg,min,max,sum,stddev,first,last',
+        '2026-11-02T00:00:00.000Z,2026-11-02T01:00:00.000Z,1,10,,,,,,10',
+        '2026-11-02T01:00:00.000Z,2026-11-02T02:00:00.000Z,1,20,,,,,,20',
+        '2026-11-02T02:00:00.000Z,2026-11-02T03:00:00.000Z,0,,,,,,,',
+        '',
+      ].join('\r\n'),
+    );
     expect(await ask('NULL')).toEqual([
       [1, 10, 10, null],
       [1, 20, 20, null],
@@ -562,6 +587,41 @@ describe('what recordObservations refuses, and nothing of it stored', () => {
     ).toMatch(/from must be before to/);
     for (const b of [await ask({ res: '1s' }), await ask({ tz: 'Mars/Olympus' })])
       expect(b.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('a page of assets, each with its series', () => {
+  it('is answered by as many statements for 20 assets as for 2', async () => {
+    const { countingDatabase } = await import('../helpers/database.ts');
+    const { startTestApp } = await import('../helpers/app.ts');
+    const { seedDemo } = await import('../../src/demo/seed.ts');
+    const { database, statements } = await countingDatabase();
+    const app = await startTestApp({ database });
+    try {
+      await seedDemo(app.database.db, app.config);
+      const headers = { 'x-svc-sessionid': await app.sessionFor('demo', 'demo') };
+      const ask = async (first: number) => {
+        const query = `{ assets(profile: "well") { all(first: ${first}) { edges { node { id
+          observationSeries(property: "casingPressure", from: "2026-10-22T00:00:00Z", to: "2026-11-22T00:00:00Z",
+            resolution: "1d", timezone: "Europe/Oslo") { buckets { count avg } }
+          latestObservations { property at } } } } } }`;
+        await app.graphql<any>(query, {}, headers); // warm: profiles, sessions
+        const before = statements();
+        const r = await app.graphql<any>(query, {}, headers);
+        expect(r.body.errors).toBeUndefined();
+        const withSeries = r.body.data.assets.all.edges.filter(
+          (e: any) => e.node.observationSeries.buckets.length,
+        );
+        return { statements: statements() - before, withSeries: withSeries.length };
+      };
+      const two = await ask(2);
+      const twenty = await ask(20);
+      // Six of the demo's wells have a month of readings.
+      expect(twenty.withSeries).toBeGreaterThan(two.withSeries);
+      expect(twenty.statements).toBe(two.statements);
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -49,7 +49,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       at timestamptz not null,
       num float8,
       val jsonb,
-      primary key (series, at)
+      -- The value rides in the key's index: a series' readings over a range are read from the
+      -- index alone, not from heap pages that readings of every other series share.
+      primary key (series, at) include (num)
     ) partition by range (at)`.execute(db);
   for (const width of ['hour', 'day'])
     await sql`create table ${sql.table(`observation_rollups_${width}`)} (${sql.raw(ROLLUP_COLUMNS)})

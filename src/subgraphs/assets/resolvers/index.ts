@@ -5,7 +5,7 @@ import { conversionMutations, conversionResolvers } from './conversions.ts';
 import { filterMutations, filterQueries, filterResolvers } from './filters.ts';
 import { profileMutations, profileQueries, profileResolvers } from './profiles.ts';
 import { stamped } from './stamped.ts';
-import { telemetryAssetResolvers, telemetryMutations } from './telemetry.ts';
+import { observationSeriesResolvers, telemetryAssetResolvers, telemetryMutations } from './telemetry.ts';
 import { viewMutations, viewResolvers } from './views.ts';
 import { writeMutations } from './writes.ts';
 
@@ -30,6 +30,7 @@ export const resolvers: Resolvers = {
   ...profileResolvers,
   ...assetResolvers,
   Asset: { ...assetResolvers.Asset, ...telemetryAssetResolvers },
+  ObservationSeries: observationSeriesResolvers,
   ...filterResolvers,
   ...viewResolvers,
   ...conversionResolvers,

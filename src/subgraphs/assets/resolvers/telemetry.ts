@@ -1,6 +1,10 @@
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
-import type { AssetResolvers, MutationResolvers } from '../../../__generated__/assets.ts';
+import type {
+  AssetResolvers,
+  MutationResolvers,
+  ObservationSeriesResolvers,
+} from '../../../__generated__/assets.ts';
 import { fail, mutationResult, ok } from '../../../shared/result.ts';
 import type { AssetRow } from '../assets.repository.ts';
 import type { AssetsContext } from '../context.ts';
@@ -17,6 +21,7 @@ import { parseResolution } from '../telemetry/resolution.ts';
 import {
   type Aggregate,
   ALL_AGGREGATES,
+  type Bucket,
   type BucketPlan,
   bucketSums,
   buckets,
@@ -207,7 +212,15 @@ export const telemetryAssetResolvers: Pick<
       unitOf(ctx, a, args.property),
     ]);
     const out = buckets(plan, sums, aggregates, fill);
-    return { property: args.property, unit, resolution: args.resolution, timezone, buckets: out };
+    return {
+      property: args.property,
+      unit,
+      resolution: args.resolution,
+      timezone,
+      buckets: out,
+      // Rendered by its own resolver, only when asked for.
+      csv: '',
+    };
   },
   observations: async (a, args, ctx) => {
     const { userGroup } = tenant(ctx);
@@ -248,6 +261,30 @@ export const telemetryAssetResolvers: Pick<
     return connection(page.readings, page.hasNextPage);
   },
 };
+
+/** A series' buckets as CSV, rendered only when asked for. */
+async function seriesCsv(buckets: readonly Bucket[]): Promise<string> {
+  const { stringify } = await import('csv-stringify/sync');
+  return stringify(
+    buckets.map((b) => [
+      b.start.toISOString(),
+      b.end.toISOString(),
+      b.count,
+      b.avg,
+      b.min,
+      b.max,
+      b.sum,
+      b.stddev,
+      b.first,
+      b.last,
+    ]),
+    {
+      header: true,
+      columns: ['start', 'end', 'count', 'avg', 'min', 'max', 'sum', 'stddev', 'first', 'last'],
+      record_delimiter: 'windows',
+    },
+  );
+}
 
 function connection(
   readings: { at: Date; us: string; values: Record<string, unknown> }[],
@@ -309,6 +346,11 @@ function latestLoader(ctx: AssetsContext, group: string) {
   }
   return l;
 }
+
+/** `ObservationSeries.csv`: the buckets as CSV, when asked for. */
+export const observationSeriesResolvers: ObservationSeriesResolvers<AssetsContext> = {
+  csv: (s) => seriesCsv(s.buckets as Bucket[]),
+};
 
 /** `recordObservations`: up to 10,000 observations of one state dataset, all or none. */
 export const telemetryMutations: Pick<MutationResolvers<AssetsContext>, 'recordObservations'> = {

@@ -171,30 +171,58 @@ export async function bucketSums(
   const table = raw ? 'observation_readings' : `observation_rollups_${plan.source}`;
   const t = raw ? 'r.at' : 'r.bucket';
   const firstLast = !ends
-    ? 'null::float8 as first, null::float8 as last'
+    ? 'null::float8 as first, null::timestamptz as first_at, null::float8 as last, null::timestamptz as last_at'
     : raw
-      ? '(array_agg(r.num order by r.at))[1] as first, (array_agg(r.num order by r.at desc))[1] as last'
-      : '(array_agg(r.first order by r.first_at))[1] as first, (array_agg(r.last order by r.last_at desc))[1] as last';
+      ? `(array_agg(r.num order by r.at))[1] as first, min(r.at) as first_at,
+         (array_agg(r.num order by r.at desc))[1] as last, max(r.at) as last_at`
+      : `(array_agg(r.first order by r.first_at))[1] as first, min(r.first_at) as first_at,
+         (array_agg(r.last order by r.last_at desc))[1] as last, max(r.last_at) as last_at`;
   const sums = raw
     ? 'count(r.num)::float8 as n, sum(r.num) as sum, sum(r.num * r.num) as sumsq, min(r.num) as min, max(r.num) as max'
     : 'sum(r.n)::float8 as n, sum(r.sum) as sum, sum(r.sumsq) as sumsq, min(r.min) as min, max(r.max) as max';
-  const rows = await exec<Sums & { asset_id: string; b: number }>(
-    `select s.asset_id, width_bucket(${t}, $7::timestamptz[]) as b, ${sums}, ${firstLast}
-     from observation_series s
-     join ${table} r on r.series = s.id and ${t} >= $5 and ${t} < $6 ${raw ? 'and r.num is not null' : ''}
+  // Each series aggregated on its own, through its (series, time) key: an index range a series,
+  // a few groups each, where one grouping of every row sorted them all (and spilled to disk).
+  const rows = await exec<
+    Sums & { asset_id: string; b: number; first_at: Date | null; last_at: Date | null }
+  >(
+    `select s.asset_id, x.* from observation_series s
+     cross join lateral (
+       select width_bucket(${t}, $7::timestamptz[]) as b, ${sums}, ${firstLast}
+       from ${table} r
+       where r.series = s.id and ${t} >= $5 and ${t} < $6 ${raw ? 'and r.num is not null' : ''}
+       group by 1) x
      where s.user_group = $1 and s.profile = $2 and s.asset_id = any($3::text[]) and s.property = $4
-       ${dataset === null ? '' : 'and s.dataset = $8'}
-     group by 1, 2`,
+       ${dataset === null ? '' : 'and s.dataset = $8'}`,
     [group, profile, assetIds, property, from, to, plan.starts, ...(dataset === null ? [] : [dataset])],
   );
-  const out = new Map<string, Map<number, Sums>>();
+  // An asset's series of several datasets merge bucket by bucket.
+  const out = new Map<string, Map<number, Sums & { firstAt: number; lastAt: number }>>();
   for (const r of rows) {
     let m = out.get(r.asset_id);
     if (!m) {
       m = new Map();
       out.set(r.asset_id, m);
     }
-    m.set(r.b - 1, r);
+    const firstAt = r.first_at?.getTime() ?? 0;
+    const lastAt = r.last_at?.getTime() ?? 0;
+    const known = m.get(r.b - 1);
+    if (!known) {
+      m.set(r.b - 1, { ...r, firstAt, lastAt });
+      continue;
+    }
+    known.n += r.n;
+    known.sum += r.sum;
+    known.sumsq += r.sumsq;
+    known.min = Math.min(known.min, r.min);
+    known.max = Math.max(known.max, r.max);
+    if (firstAt < known.firstAt) {
+      known.first = r.first;
+      known.firstAt = firstAt;
+    }
+    if (lastAt > known.lastAt) {
+      known.last = r.last;
+      known.lastAt = lastAt;
+    }
   }
   return out;
 }
