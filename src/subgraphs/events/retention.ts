@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
+import { PeriodicJob } from '../../shared/periodic.ts';
 import { LOCKS, tryAdvisoryLock } from '../../storage/locks.ts';
 import type { Tables } from '../../storage/tables.ts';
 import { pruneChanges } from './changes.repository.ts';
@@ -27,23 +28,16 @@ export interface RetentionOptions {
  */
 export class ChangeRetention {
   readonly #options: RetentionOptions;
-  readonly #timer: NodeJS.Timeout;
-  #running: Promise<number> | undefined;
+  readonly #job: PeriodicJob<number>;
 
   constructor(options: RetentionOptions) {
     this.#options = options;
-    const every = options.everyMs ?? 60 * 60 * 1000;
-    this.#timer = setInterval(() => void this.prune(), every);
-    this.#timer.unref();
-    setTimeout(() => void this.prune(), Math.min(every, 60_000)).unref();
+    this.#job = new PeriodicJob(options.everyMs ?? 60 * 60 * 1000, () => this.#prune());
   }
 
   /** Prunes now (unless a pruning is running here); how many entries went. */
   prune(): Promise<number> {
-    this.#running ??= this.#prune().finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#job.run();
   }
 
   async #prune(): Promise<number> {
@@ -69,8 +63,7 @@ export class ChangeRetention {
     }
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+  close(): Promise<void> {
+    return this.#job.close();
   }
 }

@@ -275,74 +275,66 @@ export async function recordObservations(
 ): Promise<StoredCounts> {
   if (observations.length === 0)
     return { inserted: 0, observations: 0, replaced: 0, latest: null, columns: [] };
+  const write = () =>
+    inTransactionRetried(database, async (exec) => {
+      const unknown = await unknownAssets(
+        exec,
+        group,
+        profile.profile,
+        observations.map((o) => o.id),
+      );
+      if (unknown.length > 0)
+        throw new DatasetWriteError(`no ${profile.profile} assets ${unknown.slice(0, 10).join(', ')}`);
+      const pairs: [string, string][] = [];
+      for (const o of observations) for (const key of Object.keys(o.values)) pairs.push([o.id, key]);
+      const series = await seriesOf(exec, database.pool, group, profile.profile, dataset, pairs);
+      const s: string[] = [];
+      const assetIds: string[] = [];
+      const keys: string[] = [];
+      const ats: number[] = [];
+      const nums: (number | null)[] = [];
+      const vals: (string | null)[] = [];
+      for (const o of observations)
+        for (const [key, v] of Object.entries(o.values)) {
+          s.push(series.get(`${o.id}\u0000${key}`)!);
+          assetIds.push(o.id);
+          keys.push(key);
+          ats.push(o.at.getTime());
+          nums.push(typeof v === 'number' ? v : null);
+          vals.push(typeof v === 'number' ? null : JSON.stringify(v));
+        }
+      let counts: StoredCounts;
+      try {
+        counts = await storeReadings(
+          exec,
+          `select series, asset_id, property, ${ms('at')}, num, val
+         from unnest($3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::float8[], $8::jsonb[])
+           as r(series, asset_id, property, at, num, val)`,
+          [group, profile.profile, s, assetIds, keys, ats, nums, vals],
+          { force: profile.document.forceAssetStateUpdates === true, rollups: rollupsOf(s, ats, nums) },
+        );
+      } catch (e) {
+        if (e instanceof DuplicateReadingError) throw new DatasetWriteError(e.message);
+        throw e;
+      }
+      await bumpStats(exec, group, profile.profile, dataset, {
+        observations: counts.observations,
+        columns: counts.columns,
+        latest: counts.latest,
+      });
+      return counts;
+    });
   const months = monthsOf(observations.map((o) => o.at));
   await ensureMonths(database, months);
   try {
-    return await write(database, group, profile, dataset, observations);
+    return await write();
   } catch (e) {
     // No partition for a reading: a month this process saw made was dropped since.
     if ((e as { code?: string }).code !== '23514') throw e;
     forgetMonths(database);
     await ensureMonths(database, months);
-    return write(database, group, profile, dataset, observations);
+    return write();
   }
-}
-
-function write(
-  database: Pick<Database, 'pool' | 'engine'>,
-  group: string,
-  profile: EffectiveProfile,
-  dataset: string,
-  observations: readonly Observation[],
-): Promise<StoredCounts> {
-  return inTransactionRetried(database, async (exec) => {
-    const unknown = await unknownAssets(
-      exec,
-      group,
-      profile.profile,
-      observations.map((o) => o.id),
-    );
-    if (unknown.length > 0)
-      throw new DatasetWriteError(`no ${profile.profile} assets ${unknown.slice(0, 10).join(', ')}`);
-    const pairs: [string, string][] = [];
-    for (const o of observations) for (const key of Object.keys(o.values)) pairs.push([o.id, key]);
-    const series = await seriesOf(exec, database.pool, group, profile.profile, dataset, pairs);
-    const s: string[] = [];
-    const assetIds: string[] = [];
-    const keys: string[] = [];
-    const ats: number[] = [];
-    const nums: (number | null)[] = [];
-    const vals: (string | null)[] = [];
-    for (const o of observations)
-      for (const [key, v] of Object.entries(o.values)) {
-        s.push(series.get(`${o.id}\u0000${key}`)!);
-        assetIds.push(o.id);
-        keys.push(key);
-        ats.push(o.at.getTime());
-        nums.push(typeof v === 'number' ? v : null);
-        vals.push(typeof v === 'number' ? null : JSON.stringify(v));
-      }
-    let counts: StoredCounts;
-    try {
-      counts = await storeReadings(
-        exec,
-        `select series, asset_id, property, ${ms('at')}, num, val
-         from unnest($3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::float8[], $8::jsonb[])
-           as r(series, asset_id, property, at, num, val)`,
-        [group, profile.profile, s, assetIds, keys, ats, nums, vals],
-        { force: profile.document.forceAssetStateUpdates === true, rollups: rollupsOf(s, ats, nums) },
-      );
-    } catch (e) {
-      if (e instanceof DuplicateReadingError) throw new DatasetWriteError(e.message);
-      throw e;
-    }
-    await bumpStats(exec, group, profile.profile, dataset, {
-      observations: counts.observations,
-      columns: counts.columns,
-      latest: counts.latest,
-    });
-    return counts;
-  });
 }
 
 /**

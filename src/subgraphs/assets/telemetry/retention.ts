@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Clock } from '../../../shared/clock.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { PeriodicJob } from '../../../shared/periodic.ts';
 import { LOCKS, tryAdvisoryLock } from '../../../storage/locks.ts';
 import { MONTHLY } from '../../../storage/migrations/20261129T0100_observation_readings.ts';
 import type { Tables } from '../../../storage/tables.ts';
@@ -69,23 +70,17 @@ export async function setGroupRetention(
  * time; writes never wait for it (a batch holds its rows' locks only).
  */
 export class ObservationPruning {
-  readonly #timer: NodeJS.Timeout;
-  #running: Promise<number> | undefined;
   readonly options: { db: Kysely<Tables>; clock: Clock; log: Logger; defaultDays: number; everyMs?: number };
+  readonly #job: PeriodicJob<number>;
 
   constructor(options: ObservationPruning['options']) {
     this.options = options;
-    const every = options.everyMs ?? 60 * 60 * 1000;
-    this.#timer = setInterval(() => void this.prune(), every);
-    this.#timer.unref();
-    setTimeout(() => void this.prune(), Math.min(every, 60_000)).unref();
+    this.#job = new PeriodicJob(options.everyMs ?? 60 * 60 * 1000, () => this.#prune());
   }
 
+  /** Prunes now (unless a pruning is running here); how many readings went. */
   prune(): Promise<number> {
-    this.#running ??= this.#prune().finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#job.run();
   }
 
   async #prune(): Promise<number> {
@@ -102,9 +97,8 @@ export class ObservationPruning {
     }
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+  close(): Promise<void> {
+    return this.#job.close();
   }
 }
 
