@@ -91,6 +91,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     observationRetentionDays: env.ASSETQL_OBSERVATION_RETENTION_DAYS,
     mqttUrl: env.ASSETQL_MQTT_URL,
     mqttTopicPrefix: env.ASSETQL_MQTT_TOPIC_PREFIX,
+    mqttClientId: env.ASSETQL_MQTT_CLIENT_ID,
     corsOrigins: env.ASSETQL_CORS_ORIGINS?.split(',')
       .map((o) => o.trim())
       .filter(Boolean),
@@ -221,6 +222,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   observationRetentionDays: 'ASSETQL_OBSERVATION_RETENTION_DAYS',
   mqttUrl: 'ASSETQL_MQTT_URL',
   mqttTopicPrefix: 'ASSETQL_MQTT_TOPIC_PREFIX',
+  mqttClientId: 'ASSETQL_MQTT_CLIENT_ID',
   smtpUrl: 'ASSETQL_SMTP_URL',
   mailFrom: 'ASSETQL_MAIL_FROM',
   twilio: 'ASSETQL_TWILIO_<ACCOUNT_SID|AUTH_TOKEN|FROM>',

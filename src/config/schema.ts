@@ -123,6 +123,11 @@ export const schema = z
       .string()
       .regex(/^mqtts?:\/\/[^\s]+$/, { error: 'must be an mqtt:// or mqtts:// URL' })
       .optional(),
+    /** `ASSETQL_MQTT_CLIENT_ID`: the bridge's persistent session; one bridge per id @default assetql-bridge */
+    mqttClientId: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ . : or -' })
+      .default('assetql-bridge'),
     /** `ASSETQL_MQTT_TOPIC_PREFIX`: the topics' first levels, before `{group}/{profile}/{assetId}/{dataset}` @default assetql */
     mqttTopicPrefix: z
       .string()

@@ -19,8 +19,7 @@ import { migrateToLatest } from '../storage/migrate.ts';
 import { assetsDescriptor } from '../subgraphs/assets/descriptor.ts';
 import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
 import { PROFILE_TABLES, ProfileCache, watchProfileChanges } from '../subgraphs/assets/profiles/cache.ts';
-import { MqttBridge } from '../subgraphs/assets/telemetry/mqtt/bridge.ts';
-import { ObservationPruning, TelemetryRetention } from '../subgraphs/assets/telemetry/retention.ts';
+import { startTelemetryJobs } from '../subgraphs/assets/telemetry/jobs.ts';
 import { stsCredentialsProvider } from '../subgraphs/auth/credentials/sts.ts';
 import { authDescriptor } from '../subgraphs/auth/descriptor.ts';
 import {
@@ -177,29 +176,10 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
         // This process's own profile changes, whatever code makes them, are forgotten at once.
         closers.push(database.writes.watch(PROFILE_TABLES, () => profiles.invalidate()));
         if (notices) closers.push(watchProfileChanges(notices, profiles));
-        // Readings past their group's retention go, and next month's partitions are made ahead.
-        const pruning = new ObservationPruning({
-          db: database.db,
-          clock,
-          log,
-          defaultDays: config.observationRetentionDays,
-        });
-        closers.push(() => pruning.close());
-        if (config.mqttUrl) {
-          // Readings from the broker, written as this process's own (telemetry/mqtt/bridge.ts).
-          const bridge = new MqttBridge({
-            url: config.mqttUrl,
-            prefix: config.mqttTopicPrefix,
-            clientId: process.env.ASSETQL_MQTT_CLIENT_ID,
-            database,
-            retention: new TelemetryRetention(database.db, config.observationRetentionDays, clock),
-            clock,
-            log: log.child({ component: 'mqtt' }),
-            metrics: deps.metrics ?? NO_METRICS,
-          });
-          void bridge.start();
-          closers.push(() => bridge.close());
-        }
+        // Readings past their retention pruned; with ASSETQL_MQTT_URL, the MQTT bridge.
+        closers.push(
+          startTelemetryJobs({ settings: config, database, clock, log, metrics: deps.metrics ?? NO_METRICS }),
+        );
         return createAssetsSubgraph({
           ...deps,
           database,

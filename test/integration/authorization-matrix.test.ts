@@ -110,6 +110,10 @@ const EXPECTED: Record<string, Record<Caller, Outcome>> = {
     otherTenant: 'error:NOT_FOUND',
     apiKey: 'ok',
   }),
+  'Mutation.recordObservations': asAnonymous('error:UNAUTHENTICATED', {
+    otherTenant: 'error:NOT_FOUND',
+    apiKey: 'ok',
+  }),
   'Mutation.convertAssets': asAnonymous('error:UNAUTHENTICATED', {
     otherTenant: 'error:NOT_FOUND',
     apiKey: 'error:NOT_FOUND',
@@ -245,6 +249,13 @@ const ARGUMENT_OVERRIDES: Record<string, Record<string, unknown>> = {
     input: { profile: 'well', assets: [{ id: 'W-MATRIX', properties: { name: 'Matrix' } }] },
   },
   'Mutation.deleteAssets': { input: { profile: 'well', ids: ['W-MATRIX'] } },
+  'Mutation.recordObservations': {
+    input: {
+      profile: 'well',
+      dataset: 'scada',
+      observations: [{ id: 'W-100-1-1', at: '2026-11-21T00:00:00Z', values: { matrix: 1 } }],
+    },
+  },
   'Mutation.forgetDevices': { input: { deviceKeys: [] } },
 };
 

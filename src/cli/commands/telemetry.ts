@@ -33,7 +33,7 @@ export function telemetryCommands(cli: Command): void {
         const bridge = new MqttBridge({
           url,
           prefix: o.prefix ?? config.mqttTopicPrefix,
-          clientId: o.clientId ?? process.env.ASSETQL_MQTT_CLIENT_ID,
+          clientId: o.clientId ?? config.mqttClientId,
           database,
           retention: new TelemetryRetention(database.db, config.observationRetentionDays, systemClock),
           clock: systemClock,

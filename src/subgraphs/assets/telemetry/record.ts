@@ -4,16 +4,9 @@ import { clientExec, type Exec } from '../exec.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
 import { bumpStats } from '../write/staging.ts';
 import { DatasetWriteError } from '../write/types.ts';
-import {
-  DuplicateReadingError,
-  ensureMonths,
-  forgetMonths,
-  monthsOf,
-  ms,
-  rollupsOf,
-  type StoredCounts,
-  storeReadings,
-} from './store.ts';
+import { ensureMonths, forgetMonths, monthsOf } from './partitions.ts';
+import { rollupsOf } from './rollups.ts';
+import { DuplicateReadingError, ms, type StoredCounts, storeReadings } from './store.ts';
 
 /** The bounds of one write of observations (docs/telemetry.md "Limits"). */
 export const TELEMETRY_LIMITS = {

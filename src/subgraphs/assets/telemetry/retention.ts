@@ -112,7 +112,7 @@ export async function pruneObservations(db: Kysely<Tables>, now: Date, defaultDa
   // Months wholly older than every group keeps: dropped.
   const keepFrom = new Date(now.getTime() - longest * DAY_MS);
   const { rows: parts } = await sql<{ name: string; month: string }>`
-    select c.relname as name, substring(c.relname from '(\\d{4}m\\d{2})$') as month
+    select c.relname as name, substring(c.relname, '(\\d{4}m\\d{2})$') as month
     from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
     where p.relname = 'observation_readings'`.execute(db);
   let dropped = 0;

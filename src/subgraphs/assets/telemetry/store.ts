@@ -1,5 +1,5 @@
-import type { Database } from '../../../storage/database.ts';
 import type { Exec } from '../exec.ts';
+import { ROLLUP_TYPES, type RollupArrays, rollupParams } from './rollups.ts';
 
 /**
  * The one writer of readings, their series and their rollups (docs/telemetry.md "Storage").
@@ -220,44 +220,6 @@ export async function recomputeBuckets(
   }
 }
 
-/** The months a write's readings fall in, each as its first day (UTC), as `observation_month` takes it. */
-export function monthsOf(ats: Iterable<Date>): string[] {
-  const months = new Set<string>();
-  for (const at of ats) months.add(`${at.toISOString().slice(0, 7)}-01`);
-  return [...months];
-}
-
-/** The months whose partitions this process has seen made, per database. */
-const knownMonths = new WeakMap<object, Set<string>>();
-
-/**
- * Forgets the months seen made: a write found no partition for a reading (23514), as when pruning
- * dropped a month that a longer retention set since wants again.
- */
-export function forgetMonths(database: Pick<Database, 'pool'>): void {
-  knownMonths.delete(database.pool);
-}
-
-/**
- * Makes the monthly partitions that `months` need, each in a short transaction of its own (a
- * month's partition takes a lock on the parent table: never inside a write's transaction).
- */
-export async function ensureMonths(
-  database: Pick<Database, 'pool'>,
-  months: readonly string[],
-): Promise<void> {
-  let known = knownMonths.get(database.pool);
-  if (!known) {
-    known = new Set();
-    knownMonths.set(database.pool, known);
-  }
-  for (const month of months) {
-    if (known.has(month)) continue;
-    await database.pool.query('select observation_month($1::date)', [month]);
-    known.add(month);
-  }
-}
-
 /**
  * Deletes the readings and rollups of the series `seriesSql` selects (`id`, `dataset`), and takes
  * the observations they held off their datasets' counters. The series rows stay (ids are
@@ -312,133 +274,6 @@ export async function rebuildRollups(
   );
 }
 
-/** A rollup's columns as arrays, in {@link ROLLUP}'s order, for `unnest`. */
-export interface RollupArrays {
-  series: string[];
-  /** Milliseconds since the epoch, as every time here. */
-  bucket: number[];
-  n: number[];
-  sum: number[];
-  sumsq: number[];
-  min: number[];
-  minAt: number[];
-  max: number[];
-  maxAt: number[];
-  first: number[];
-  firstAt: number[];
-  last: number[];
-  lastAt: number[];
-}
-
-/** Times travel as milliseconds since the epoch: pg renders a Date as text at a cost per value. */
-const ROLLUP_TYPES = [
-  'bigint[]',
-  'bigint[]',
-  'bigint[]',
-  'float8[]',
-  'float8[]',
-  'float8[]',
-  'bigint[]',
-  'float8[]',
-  'bigint[]',
-  'float8[]',
-  'bigint[]',
-  'float8[]',
-  'bigint[]',
-] as const;
-
 /** The timestamp of a column of milliseconds since the epoch, under the column's name. */
 export const ms = (column: string) =>
   `'epoch'::timestamptz + ${column} * interval '1 millisecond' as ${column}`;
-
-const rollupParams = (r: RollupArrays) => [
-  r.series,
-  r.bucket,
-  r.n,
-  r.sum,
-  r.sumsq,
-  r.min,
-  r.minAt,
-  r.max,
-  r.maxAt,
-  r.first,
-  r.firstAt,
-  r.last,
-  r.lastAt,
-];
-
-/**
- * The hour and day buckets (UTC) of numeric readings, as the statement would group them: what a
- * writer that holds its readings computes in a few milliseconds where the database would sort.
- */
-export function rollupsOf(
-  series: readonly string[],
-  ats: readonly number[],
-  nums: readonly (number | null)[],
-): { hour: RollupArrays; day: RollupArrays } {
-  const of = (width: number): RollupArrays => {
-    const groups = new Map<string, number>();
-    const r: RollupArrays = {
-      series: [],
-      bucket: [],
-      n: [],
-      sum: [],
-      sumsq: [],
-      min: [],
-      minAt: [],
-      max: [],
-      maxAt: [],
-      first: [],
-      firstAt: [],
-      last: [],
-      lastAt: [],
-    };
-    for (let i = 0; i < series.length; i++) {
-      const v = nums[i];
-      if (v === null || v === undefined) continue;
-      const t = ats[i]!;
-      const b = Math.floor(t / width) * width;
-      const key = `${series[i]}:${b}`;
-      const g = groups.get(key);
-      if (g === undefined) {
-        groups.set(key, r.series.length);
-        r.series.push(series[i]!);
-        r.bucket.push(b);
-        r.n.push(1);
-        r.sum.push(v);
-        r.sumsq.push(v * v);
-        r.min.push(v);
-        r.minAt.push(t);
-        r.max.push(v);
-        r.maxAt.push(t);
-        r.first.push(v);
-        r.firstAt.push(t);
-        r.last.push(v);
-        r.lastAt.push(t);
-        continue;
-      }
-      r.n[g]!++;
-      r.sum[g]! += v;
-      r.sumsq[g]! += v * v;
-      // Ties keep the earlier reading, as the statement's `order by num, at` does.
-      if (v < r.min[g]! || (v === r.min[g]! && t < r.minAt[g]!)) {
-        r.min[g] = v;
-        r.minAt[g] = t;
-      }
-      if (v > r.max[g]! || (v === r.max[g]! && t < r.maxAt[g]!)) {
-        r.max[g] = v;
-        r.maxAt[g] = t;
-      }
-      if (t < r.firstAt[g]!) {
-        r.first[g] = v;
-        r.firstAt[g] = t;
-      }
-      if (t > r.lastAt[g]!) {
-        r.last[g] = v;
-        r.lastAt[g] = t;
-      }
-    }
-    return r;
-  };
-  return { hour: of(3_600_000), day: of(86_400_000) };
-}

@@ -265,7 +265,8 @@ export class MqttBridge {
     let body: unknown;
     try {
       body = JSON.parse(message.payload.toString('utf8'));
-    } catch {
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
       return { reason: 'bad-json', text: 'the payload is not JSON' };
     }
     const items = Array.isArray(body) ? body : [body];
