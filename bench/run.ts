@@ -22,7 +22,7 @@ import { peersChart } from './peers/chart.ts';
 import { type PeersResult, peersBench, peersMarkdown } from './peers.ts';
 import { type SoakResult, soakBench, soakMarkdown } from './soak.ts';
 import { type StartBenchResult, startBench, startMarkdown } from './start.ts';
-import { telemetryBench, telemetryMarkdown } from './telemetry.ts';
+import { type TelemetryBenchResult, telemetryBench, telemetryMarkdown } from './telemetry.ts';
 
 /**
  * `npm run bench [-- --quick] [-- --only auth]`: runs the benchmark scenarios against this
@@ -201,6 +201,12 @@ function smokeProblems(r: typeof results): string[] {
   if (hostile?.restarted) problems.push('hostile: the server did not survive the noisy tenant');
   if (hostile && (hostile.hostile.documents === 0 || hostile.hostile.signIns === 0))
     problems.push(`hostile: the noisy tenant sent nothing (${JSON.stringify(hostile.hostile)})`);
+  const telemetry = r.telemetry as TelemetryBenchResult | undefined;
+  if (
+    telemetry &&
+    (telemetry.skipped || telemetry.queries.length !== 4 || telemetry.mqtt.single.readings === 0)
+  )
+    problems.push(`telemetry: ${telemetry.skipped ?? 'a phase measured nothing'}`);
   const events = r.events as EventsBenchResult | undefined;
   if (events && (events.missing || events.duplicates || events.delivered !== events.expected))
     problems.push(

@@ -31,6 +31,7 @@ describe('the benchmarks’ smoke run', () => {
       'peersBench',
       'soakBench',
       'startBench',
+      'telemetryBench',
     ]);
     const run = read('bench/run.ts');
     for (const name of scenarios)
