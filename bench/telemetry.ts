@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect as tcpConnect } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
 import pg from 'pg';
 import { lttb } from '../src/subgraphs/assets/telemetry/lttb.ts';
 import { rebuildRollups } from '../src/subgraphs/assets/telemetry/store.ts';
+import { startMosquitto } from '../test/helpers/mosquitto.ts';
 import { graphql, percentile, pinLoadGenerator, type Server, signedInUser, startServer } from './lib.ts';
 
 /**
@@ -76,7 +75,8 @@ export async function telemetryBench(options: {
       skipped: 'measured on PostgreSQL only (set DATABASE_URL): the figures are for a server',
     };
   const assets = smoke ? 200 : quick ? 2_000 : 10_000;
-  const broker = await startBroker();
+  // A Mosquitto of the bench's own, as docs/telemetry.md configures one (anonymous here).
+  const broker = await startMosquitto();
   const server = await startServer({
     ASSETQL_DEMO_DATA: 'false',
     ASSETQL_RATE_LIMITS: JSON.stringify({ signIn: { points: 10_000, seconds: 60 } }),
@@ -437,57 +437,6 @@ async function timed(run: () => Promise<void>, runs: number): Promise<{ p50: num
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
-
-/** A Mosquitto of the bench's own, as docs/telemetry.md configures one (anonymous here). */
-async function startBroker(): Promise<{ port: number; close(): Promise<void> }> {
-  const bin = existsSync('/usr/sbin/mosquitto') ? '/usr/sbin/mosquitto' : 'mosquitto';
-  const dir = mkdtempSync(join(tmpdir().length < 40 ? tmpdir() : '/tmp', 'aq-bench-mqtt-'));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  writeFileSync(
-    join(dir, 'mosquitto.conf'),
-    [
-      `listener ${port} 127.0.0.1`,
-      'allow_anonymous true',
-      'max_queued_messages 0',
-      'max_inflight_messages 0',
-      ...(process.getuid?.() === 0 ? ['user root'] : []),
-      '',
-    ].join('\n'),
-  );
-  const child: ChildProcess = spawn(bin, ['-c', join(dir, 'mosquitto.conf')], { stdio: 'ignore' });
-  const failed = new Promise<never>((_, reject) =>
-    child.once('error', (e) =>
-      reject(new Error(`the telemetry bench needs mosquitto (apt-get install mosquitto): ${e.message}`)),
-    ),
-  );
-  for (let i = 0; ; i++) {
-    const up = await Promise.race([
-      failed,
-      new Promise<boolean>((resolve) => {
-        const s = tcpConnect(port, '127.0.0.1');
-        s.once('connect', () => {
-          s.destroy();
-          resolve(true);
-        });
-        s.once('error', () => resolve(false));
-      }),
-    ]);
-    if (up) break;
-    if (i > 100 || child.exitCode !== null)
-      throw new Error('mosquitto did not start for the telemetry bench');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    port,
-    async close() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await new Promise((r) => child.once('exit', r));
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 export function telemetryMarkdown(r: TelemetryBenchResult): string {
   if (r.skipped) return `## Telemetry\n\nSkipped: ${r.skipped}.\n`;

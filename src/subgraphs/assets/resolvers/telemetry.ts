@@ -6,9 +6,9 @@ import type {
   ObservationSeriesResolvers,
 } from '../../../__generated__/assets.ts';
 import { fail, mutationResult, ok } from '../../../shared/result.ts';
-import type { AssetRow } from '../assets.repository.ts';
 import type { AssetsContext } from '../context.ts';
 import { kyselyExec } from '../exec.ts';
+import type { EffectiveProfile } from '../profiles/definition.ts';
 import {
   DEFAULT_RAW_PAGE,
   downsampled,
@@ -154,10 +154,9 @@ function seriesLoader(ctx: AssetsContext, key: string, args: SeriesArgs) {
   return l;
 }
 
-function unitOf(ctx: AssetsContext, asset: AssetRow, property: string): Promise<string | null> {
-  return ctx.loaders.profile
-    .load(asset.profile)
-    .then((p) => p?.properties.find((d) => d.name === property)?.unit ?? null);
+/** The unit of the profile's property named `property`, if it has one. */
+function unitIn(profile: EffectiveProfile | null, property: string): string | null {
+  return profile?.properties.find((d) => d.name === property)?.unit ?? null;
 }
 
 /** `Asset.latestObservations`, `observationSeries` and `observations`. */
@@ -176,7 +175,7 @@ export const telemetryAssetResolvers: Pick<
         property: r.property,
         value: r.value,
         at: r.at,
-        unit: profile?.properties.find((d) => d.name === r.property)?.unit ?? null,
+        unit: unitIn(profile, r.property),
       }));
   },
   observationSeries: async (a, args, ctx) => {
@@ -199,17 +198,11 @@ export const telemetryAssetResolvers: Pick<
       ends: aggregates.includes('FIRST') || aggregates.includes('LAST'),
     };
     const key = JSON.stringify(q);
-    const planned = await planOf(ctx, key, q);
-    spend(
-      ctx,
-      'buckets',
-      planned.starts.length,
-      'fewer assets a page, a shorter range or a coarser resolution',
-    );
-    const [plan, sums, unit] = await Promise.all([
-      planOf(ctx, key, q),
+    const plan = await planOf(ctx, key, q);
+    spend(ctx, 'buckets', plan.starts.length, 'fewer assets a page, a shorter range or a coarser resolution');
+    const [sums, unit] = await Promise.all([
       seriesLoader(ctx, key, q).load(a.id),
-      unitOf(ctx, a, args.property),
+      ctx.loaders.profile.load(a.profile).then((p) => unitIn(p, args.property)),
     ]);
     const out = buckets(plan, sums, aggregates, fill);
     return {

@@ -11,9 +11,6 @@ import { ROLLUP_TYPES, type RollupArrays, rollupParams } from './rollups.ts';
  * replaces the stored one and its buckets are computed again from the readings.
  */
 
-/** The columns a source of readings answers, in this order. */
-export const SOURCE_COLUMNS = 'series, asset_id, property, at, num, val';
-
 /** A rollup's columns, as the write fills them. */
 const ROLLUP = 'series, bucket, n, sum, sumsq, min, min_at, max, max_at, first, first_at, last, last_at';
 
@@ -70,7 +67,7 @@ export interface StoredCounts {
 }
 
 /**
- * Stores the readings that `source` (SQL answering {@link SOURCE_COLUMNS}, with `$1` the group
+ * Stores the readings that `source` (SQL answering `series, asset_id, property, at, num, val`, with `$1` the group
  * and `$2` the profile among `params`) yields: readings, rollups, each asset's latest values
  * (an older reading never replaces a newer latest), and with `force` each touched asset's
  * `modified_at`. Inside the caller's transaction; the months' partitions exist.
@@ -197,11 +194,7 @@ async function replaceChanged(exec: Exec, source: string, params: readonly unkno
  * Computes again, from the readings, every hour and day bucket holding one of the given
  * (series, time) pairs: stored buckets are replaced, emptied ones removed.
  */
-export async function recomputeBuckets(
-  exec: Exec,
-  series: readonly string[],
-  ats: readonly Date[],
-): Promise<void> {
+async function recomputeBuckets(exec: Exec, series: readonly string[], ats: readonly Date[]): Promise<void> {
   if (series.length === 0) return;
   for (const width of ['hour', 'day'] as const) {
     const touched = `select distinct s as series, date_trunc('${width}', a, 'UTC') as bucket
