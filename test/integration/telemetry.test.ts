@@ -134,6 +134,14 @@ describe('observations in, series out (docs/telemetry.md)', () => {
   const sent: Reading[] = [];
 
   beforeAll(async () => {
+    const observed = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`select coalesce(sum(observation_count), 0) as n from asset_dataset_stats
+            where profile = 'well'`.execute(t.database.db)
+        ).rows[0]!.n,
+      );
+    const observedBefore = await observed();
     const random = rng(7);
     const all: Reading[] = [];
     for (const id of wells.slice(0, 3))
@@ -168,6 +176,8 @@ describe('observations in, series out (docs/telemetry.md)', () => {
     const final = new Map(readings.map((x) => [`${x.id}/${x.t}`, x]));
     for (const x of again) final.set(`${x.id}/${x.t}`, x);
     sent.push(...final.values());
+    // The dataset counts each observation once: those sent again replaced values, adding none.
+    expect((await observed()) - observedBefore).toBe(readings.length);
   });
 
   const fixed = (width: number, origin: number) => (t: number) =>
@@ -427,7 +437,9 @@ describe('observations in, series out (docs/telemetry.md)', () => {
 
   it('gives each key its latest value with its time; an older reading never replaces it', async () => {
     const id = wells[4]!;
-    await record([{ id, at: '2026-11-20T10:00:00Z', values: { flow: 5, valve: 'open' } }]);
+    // A text with what an array literal quotes or escapes: it comes back as sent.
+    const open = 'open, "50%" \\ {half} NULL';
+    await record([{ id, at: '2026-11-20T10:00:00Z', values: { flow: 5, valve: open } }]);
     await record([{ id, at: '2026-11-20T09:00:00Z', values: { flow: 1, valve: 'shut' } }]);
     const r = await t.graphql<any>(
       `query($id: ID!) { assets(profile: "well") { byId(id: $id) {
@@ -439,9 +451,9 @@ describe('observations in, series out (docs/telemetry.md)', () => {
     const a = r.body.data.assets.byId;
     expect(a.latestObservations).toEqual([
       { property: 'flow', value: 5, at: '2026-11-20T10:00:00.000Z', unit: null },
-      { property: 'valve', value: 'open', at: '2026-11-20T10:00:00.000Z', unit: null },
+      { property: 'valve', value: open, at: '2026-11-20T10:00:00.000Z', unit: null },
     ]);
-    expect(a.observation).toMatchObject({ flow: 5, valve: 'open' });
+    expect(a.observation).toMatchObject({ flow: 5, valve: open });
   });
 });
 

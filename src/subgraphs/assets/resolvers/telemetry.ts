@@ -259,18 +259,7 @@ export const telemetryAssetResolvers: Pick<
 async function seriesCsv(buckets: readonly Bucket[]): Promise<string> {
   const { stringify } = await import('csv-stringify/sync');
   return stringify(
-    buckets.map((b) => [
-      b.start.toISOString(),
-      b.end.toISOString(),
-      b.count,
-      b.avg,
-      b.min,
-      b.max,
-      b.sum,
-      b.stddev,
-      b.first,
-      b.last,
-    ]),
+    buckets.map((b) => [b.start, b.end, b.count, b.avg, b.min, b.max, b.sum, b.stddev, b.first, b.last]),
     {
       header: true,
       columns: ['start', 'end', 'count', 'avg', 'min', 'max', 'sum', 'stddev', 'first', 'last'],

@@ -2,9 +2,13 @@ import type { Database } from '../../../storage/database.ts';
 
 /** The months a write's readings fall in, each as its first day (UTC), as `observation_month` takes it. */
 export function monthsOf(ats: Iterable<Date>): string[] {
-  const months = new Set<string>();
-  for (const at of ats) months.add(`${at.toISOString().slice(0, 7)}-01`);
-  return [...months];
+  const months = new Set<number>();
+  for (const at of ats) months.add(at.getUTCFullYear() * 12 + at.getUTCMonth());
+  return [...months].map((m) => {
+    // setUTCFullYear, as Date.UTC reads years 0 to 99 as 1900 to 1999.
+    const iso = new Date(new Date(0).setUTCFullYear(Math.floor(m / 12), m % 12, 1)).toISOString();
+    return iso.slice(0, iso.indexOf('T'));
+  });
 }
 
 /** The months whose partitions this process has seen made, per database. */

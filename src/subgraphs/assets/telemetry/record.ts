@@ -1,3 +1,4 @@
+import { numberArray, textArray } from '../../../storage/array-literal.ts';
 import type { Database } from '../../../storage/database.ts';
 import { stateDatasetsOf } from '../datasets/plan.ts';
 import { clientExec, type Exec } from '../exec.ts';
@@ -6,7 +7,8 @@ import { bumpStats } from '../write/staging.ts';
 import { DatasetWriteError } from '../write/types.ts';
 import { ensureMonths, forgetMonths, monthsOf } from './partitions.ts';
 import { rollupsOf } from './rollups.ts';
-import { DuplicateReadingError, ms, type StoredCounts, storeReadings } from './store.ts';
+import { seriesOf } from './series-ids.ts';
+import { DuplicateReadingError, type KnownReadings, ms, type StoredCounts, storeReadings } from './store.ts';
 
 /** The bounds of one write of observations (docs/telemetry.md "Limits"). */
 export const TELEMETRY_LIMITS = {
@@ -175,84 +177,9 @@ export async function unknownAssets(
   const rows = await exec<{ id: string }>(
     `select x as id from unnest($3::text[]) x
      except select id from assets where user_group = $1 and profile = $2 and id = any($3::text[])`,
-    [group, profile, [...new Set(ids)]],
+    [group, profile, textArray([...new Set(ids)])],
   );
   return rows.map((r) => r.id);
-}
-
-/** Series ids this process has looked up, per database: a series row is never deleted. */
-const seriesIds = new WeakMap<object, Map<string, string>>();
-const MAX_REMEMBERED = 200_000;
-
-/** The series id of each (asset, key) of `dataset`, made when missing. */
-async function seriesOf(
-  exec: Exec,
-  cacheOwner: object,
-  group: string,
-  profile: string,
-  dataset: string,
-  pairs: readonly (readonly [string, string])[],
-): Promise<Map<string, string>> {
-  let cache = seriesIds.get(cacheOwner);
-  if (!cache) {
-    cache = new Map();
-    seriesIds.set(cacheOwner, cache);
-  }
-  const prefix = `${group}\u0000${profile}\u0000${dataset}\u0000`;
-  const found = new Map<string, string>();
-  const missing: (readonly [string, string])[] = [];
-  for (const [id, key] of pairs) {
-    const k = `${id}\u0000${key}`;
-    if (found.has(k)) continue;
-    const known = cache.get(prefix + k);
-    if (known) found.set(k, known);
-    else missing.push([id, key]);
-  }
-  if (missing.length === 0) return found;
-  const ids = missing.map((m) => m[0]);
-  const keys = missing.map((m) => m[1]);
-  // Each key is a series: an asset's keys are bounded, as an asset model's properties are.
-  const crowded = await exec<{ asset_id: string; n: number }>(
-    `with t as (
-       select distinct a, k from unnest($4::text[], $5::text[]) as t(a, k)
-       where not exists (
-         select 1 from observation_series s
-         where s.user_group = $1 and s.profile = $2 and s.dataset = $3 and s.asset_id = a and s.property = k)),
-     per as (select a, count(*) as fresh from t group by a)
-     select per.a as asset_id, (per.fresh + c.n)::int as n from per
-     cross join lateral (
-       select count(*) as n from observation_series s
-       where s.user_group = $1 and s.profile = $2 and s.dataset = $3 and s.asset_id = per.a) c
-     where per.fresh + c.n > ${TELEMETRY_LIMITS.keysPerAsset}
-     limit 10`,
-    [group, profile, dataset, ids, keys],
-  );
-  if (crowded.length > 0)
-    throw new DatasetWriteError(
-      `at most ${TELEMETRY_LIMITS.keysPerAsset} keys an asset in dataset ${dataset}: ${crowded
-        .map((c) => `${c.asset_id} would have ${c.n}`)
-        .join(', ')}`,
-    );
-  // Made here, or by a concurrent writer (its insert waited for, then seen by the select).
-  await exec(
-    `insert into observation_series (user_group, profile, asset_id, dataset, property)
-     select $1, $2, a, $3, k from unnest($4::text[], $5::text[]) as t(a, k) order by a, k
-     on conflict do nothing`,
-    [group, profile, dataset, ids, keys],
-  );
-  const rows = await exec<{ id: string; asset_id: string; property: string }>(
-    `select s.id, s.asset_id, s.property from observation_series s
-     join unnest($4::text[], $5::text[]) as t(a, k) on s.asset_id = t.a and s.property = t.k
-     where s.user_group = $1 and s.profile = $2 and s.dataset = $3`,
-    [group, profile, dataset, ids, keys],
-  );
-  if (cache.size + rows.length > MAX_REMEMBERED) cache.clear();
-  for (const r of rows) {
-    const k = `${r.asset_id}\u0000${r.property}`;
-    found.set(k, r.id);
-    cache.set(prefix + k, r.id);
-  }
-  return found;
 }
 
 /**
@@ -280,22 +207,66 @@ export async function recordObservations(
         throw new DatasetWriteError(`no ${profile.profile} assets ${unknown.slice(0, 10).join(', ')}`);
       const pairs: [string, string][] = [];
       for (const o of observations) for (const key of Object.keys(o.values)) pairs.push([o.id, key]);
-      const series = await seriesOf(exec, database.pool, group, profile.profile, dataset, pairs);
+      const series = await seriesOf(
+        exec,
+        database.pool,
+        group,
+        profile.profile,
+        dataset,
+        pairs,
+        TELEMETRY_LIMITS.keysPerAsset,
+      );
       const s: string[] = [];
       const assetIds: string[] = [];
       const keys: string[] = [];
       const ats: number[] = [];
       const nums: (number | null)[] = [];
       const vals: (string | null)[] = [];
-      for (const o of observations)
+      // Each (asset, key)'s latest reading, by its index among the readings.
+      const latest = new Map<string, Map<string, number>>();
+      const columns = new Set<string>();
+      let held = 0;
+      let newest: number | null = null;
+      for (const o of observations) {
+        const ofAsset = series.get(o.id)!;
+        let latestOf = latest.get(o.id);
+        if (!latestOf) {
+          latestOf = new Map();
+          latest.set(o.id, latestOf);
+        }
+        const at = o.at.getTime();
+        let any = false;
         for (const [key, v] of Object.entries(o.values)) {
-          s.push(series.get(`${o.id}\u0000${key}`)!);
+          const i = s.length;
+          s.push(ofAsset.get(key)!);
           assetIds.push(o.id);
           keys.push(key);
-          ats.push(o.at.getTime());
+          ats.push(at);
           nums.push(typeof v === 'number' ? v : null);
           vals.push(typeof v === 'number' ? null : JSON.stringify(v));
+          const before = latestOf.get(key);
+          if (before === undefined || ats[before]! < at) latestOf.set(key, i);
+          columns.add(key);
+          any = true;
         }
+        if (any) {
+          held++;
+          if (newest === null || at > newest) newest = at;
+        }
+      }
+      const last = [...latest.values()].flatMap((m) => [...m.values()]);
+      const known: KnownReadings = {
+        rollups: rollupsOf(s, ats, nums),
+        latest: {
+          assetIds: last.map((i) => assetIds[i]!),
+          properties: last.map((i) => keys[i]!),
+          values: last.map((i) => vals[i] ?? JSON.stringify(nums[i])),
+          ats: last.map((i) => ats[i]!),
+        },
+        observations: held,
+        newest,
+        columns: [...columns],
+      };
       let counts: StoredCounts;
       try {
         counts = await storeReadings(
@@ -303,8 +274,17 @@ export async function recordObservations(
           `select series, asset_id, property, ${ms('at')}, num, val
          from unnest($3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::float8[], $8::jsonb[])
            as r(series, asset_id, property, at, num, val)`,
-          [group, profile.profile, s, assetIds, keys, ats, nums, vals],
-          { force: profile.document.forceAssetStateUpdates === true, rollups: rollupsOf(s, ats, nums) },
+          [
+            group,
+            profile.profile,
+            numberArray(s),
+            textArray(assetIds),
+            textArray(keys),
+            numberArray(ats),
+            numberArray(nums),
+            textArray(vals),
+          ],
+          { force: profile.document.forceAssetStateUpdates === true, known },
         );
       } catch (e) {
         if (e instanceof DuplicateReadingError) throw new DatasetWriteError(e.message);

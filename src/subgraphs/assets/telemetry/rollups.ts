@@ -1,3 +1,5 @@
+import { numberArray } from '../../../storage/array-literal.ts';
+
 /**
  * A batch's own hour and day buckets, computed by the writer from the readings it sends
  * (store.ts merges them into the stored ones).
@@ -38,21 +40,22 @@ export const ROLLUP_TYPES = [
   'bigint[]',
 ] as const;
 
-export const rollupParams = (r: RollupArrays) => [
-  r.series,
-  r.bucket,
-  r.n,
-  r.sum,
-  r.sumsq,
-  r.min,
-  r.minAt,
-  r.max,
-  r.maxAt,
-  r.first,
-  r.firstAt,
-  r.last,
-  r.lastAt,
-];
+export const rollupParams = (r: RollupArrays) =>
+  [
+    r.series,
+    r.bucket,
+    r.n,
+    r.sum,
+    r.sumsq,
+    r.min,
+    r.minAt,
+    r.max,
+    r.maxAt,
+    r.first,
+    r.firstAt,
+    r.last,
+    r.lastAt,
+  ].map(numberArray);
 
 /**
  * The hour and day buckets (UTC) of numeric readings, as the statement would group them: what a
@@ -64,7 +67,8 @@ export function rollupsOf(
   nums: readonly (number | null)[],
 ): { hour: RollupArrays; day: RollupArrays } {
   const of = (width: number): RollupArrays => {
-    const groups = new Map<string, number>();
+    // Each series' buckets: the index of each in the arrays.
+    const groups = new Map<string, Map<number, number>>();
     const r: RollupArrays = {
       series: [],
       bucket: [],
@@ -85,10 +89,14 @@ export function rollupsOf(
       if (v === null || v === undefined) continue;
       const t = ats[i]!;
       const b = Math.floor(t / width) * width;
-      const key = `${series[i]}:${b}`;
-      const g = groups.get(key);
+      let ofSeries = groups.get(series[i]!);
+      if (!ofSeries) {
+        ofSeries = new Map();
+        groups.set(series[i]!, ofSeries);
+      }
+      const g = ofSeries.get(b);
       if (g === undefined) {
-        groups.set(key, r.series.length);
+        ofSeries.set(b, r.series.length);
         r.series.push(series[i]!);
         r.bucket.push(b);
         r.n.push(1);

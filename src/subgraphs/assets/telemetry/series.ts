@@ -21,6 +21,8 @@ export const ALL_AGGREGATES: readonly Aggregate[] = [
 export interface BucketPlan {
   starts: Date[];
   end: Date;
+  /** Each start's ISO 8601 text, then the end's: made once, for the statement and the answer. */
+  texts: string[];
   /** The store that answers it: the coarsest rollup whose buckets the bucket edges align with. */
   source: 'day' | 'hour' | 'raw';
 }
@@ -87,7 +89,30 @@ export async function planBuckets(
   const edges = [from, to, ...starts.slice(1)].map((d) => d.getTime());
   const aligned = (ms: number) => edges.every((e) => e % ms === 0);
   const source = aligned(86_400_000) ? 'day' : aligned(3_600_000) ? 'hour' : 'raw';
-  return { starts, end, source };
+  return { starts, end, texts: isoTexts([...starts, end]), source };
+}
+
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * `toISOString` of each time, the date part made once a day: a month of hours takes a third of
+ * the time of 720 `toISOString` calls.
+ */
+function isoTexts(times: readonly Date[]): string[] {
+  let day = Number.NaN;
+  let prefix = '';
+  return times.map((d) => {
+    const ms = d.getTime();
+    const dd = Math.floor(ms / DAY);
+    if (dd !== day) {
+      day = dd;
+      const iso = d.toISOString();
+      prefix = iso.slice(0, iso.indexOf('T') + 1);
+    }
+    const r = ms - dd * DAY;
+    const milli = r % 1000;
+    return `${prefix}${two(Math.floor(r / 3_600_000))}:${two(Math.floor(r / 60_000) % 60)}:${two(Math.floor(r / 1000) % 60)}.${milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : milli}Z`;
+  });
 }
 
 const DAY = 86_400_000;
@@ -137,10 +162,10 @@ interface Sums {
   last: number | null;
 }
 
-/** A bucket as `ObservationBucket` shows it. */
+/** A bucket as `ObservationBucket` shows it, its times as ISO 8601 texts. */
 export interface Bucket {
-  start: Date;
-  end: Date;
+  start: string;
+  end: string;
   count: number;
   avg: number | null;
   min: number | null;
@@ -193,7 +218,18 @@ export async function bucketSums(
        group by 1) x
      where s.user_group = $1 and s.profile = $2 and s.asset_id = any($3::text[]) and s.property = $4
        ${dataset === null ? '' : 'and s.dataset = $8'}`,
-    [group, profile, assetIds, property, from, to, plan.starts, ...(dataset === null ? [] : [dataset])],
+    // The bucket starts as one array literal of ISO texts: the driver renders a list of `Date`s
+    // element by element (about 0.6 ms for a month of hours).
+    [
+      group,
+      profile,
+      assetIds,
+      property,
+      from,
+      to,
+      `{${plan.texts.slice(0, -1).join(',')}}`,
+      ...(dataset === null ? [] : [dataset]),
+    ],
   );
   // An asset's series of several datasets merge bucket by bucket.
   const out = new Map<string, Map<number, Sums & { firstAt: number; lastAt: number }>>();
@@ -207,7 +243,7 @@ export async function bucketSums(
     const lastAt = r.last_at?.getTime() ?? 0;
     const known = m.get(r.b - 1);
     if (!known) {
-      m.set(r.b - 1, { ...r, firstAt, lastAt });
+      m.set(r.b - 1, Object.assign(r, { firstAt, lastAt }));
       continue;
     }
     known.n += r.n;
@@ -247,9 +283,14 @@ export function buckets(
   fill: Fill,
 ): Bucket[] {
   const asked = new Set<ValueField>(aggregates.filter((a) => a !== 'COUNT').map((a) => FIELD_OF[a as never]));
-  const out: (Bucket & { empty: boolean })[] = [];
-  plan.starts.forEach((start, i) => {
-    const end = plan.starts[i + 1] ?? plan.end;
+  const out: Bucket[] = [];
+  // Which of `out` are empty, beside it: the buckets go out as they are made.
+  const empty: boolean[] = [];
+  // The index of each of `out` among the plan's buckets.
+  const at: number[] = [];
+  plan.starts.forEach((_, i) => {
+    const start = plan.texts[i]!;
+    const end = plan.texts[i + 1]!;
     const s = sums?.get(i);
     if (!s || s.n === 0) {
       if (fill === 'NONE') return;
@@ -265,8 +306,9 @@ export function buckets(
         stddev: asked.has('stddev') ? zero : null,
         first: asked.has('first') ? zero : null,
         last: asked.has('last') ? zero : null,
-        empty: true,
       });
+      empty.push(true);
+      at.push(i);
       return;
     }
     const n = s.n;
@@ -282,28 +324,31 @@ export function buckets(
       stddev: asked.has('stddev') && variance !== null ? Math.sqrt(variance) : null,
       first: asked.has('first') ? s.first : null,
       last: asked.has('last') ? s.last : null,
-      empty: false,
     });
+    empty.push(false);
+    at.push(i);
   });
   if (fill === 'PREVIOUS') {
     let previous: Bucket | undefined;
-    for (const b of out) {
-      if (!b.empty) previous = b;
+    out.forEach((b, i) => {
+      if (!empty[i]) previous = b;
       else if (previous) for (const f of VALUE_FIELDS) b[f] = previous[f];
-    }
+    });
   } else if (fill === 'LINEAR') {
-    const full = out.filter((b) => !b.empty);
+    const time = (j: number) => plan.starts[at[j]!]!.getTime();
+    const full = out.flatMap((_, j) => (empty[j] ? [] : [j]));
     let k = 0;
-    for (const b of out) {
-      if (!b.empty) {
+    for (const [j, b] of out.entries()) {
+      if (!empty[j]) {
         k++;
         continue;
       }
-      const before = full[k - 1];
-      const after = full[k];
-      if (!before || !after) continue;
-      const x =
-        (b.start.getTime() - before.start.getTime()) / (after.start.getTime() - before.start.getTime());
+      const jb = full[k - 1];
+      const ja = full[k];
+      if (jb === undefined || ja === undefined) continue;
+      const before = out[jb]!;
+      const after = out[ja]!;
+      const x = (time(j) - time(jb)) / (time(ja) - time(jb));
       for (const f of VALUE_FIELDS) {
         const a = before[f];
         const c = after[f];
@@ -311,5 +356,5 @@ export function buckets(
       }
     }
   }
-  return out.map(({ empty: _e, ...b }) => b);
+  return out;
 }

@@ -1,3 +1,4 @@
+import { numberArray, textArray } from '../../../storage/array-literal.ts';
 import type { Exec } from '../exec.ts';
 import { ROLLUP_TYPES, type RollupArrays, rollupParams } from './rollups.ts';
 
@@ -79,25 +80,38 @@ export async function storeReadings(
   options: {
     force: boolean;
     /**
-     * The readings' own hour and day buckets, computed by the caller from what it sends: used
-     * when every reading went in (the usual case), which spares the database grouping them.
+     * What the caller computed from the readings it sends, which spares the database grouping
+     * them: used when every reading went in (the usual case).
      */
-    rollups?: { hour: RollupArrays; day: RollupArrays };
+    known?: KnownReadings;
   },
 ): Promise<StoredCounts> {
-  const n = params.length;
-  const given = options.rollups
-    ? (width: 'hour' | 'day') =>
-        `(select series, ${ms('bucket')}, n, sum, sumsq, min, ${ms('min_at')}, max, ${ms('max_at')}, first, ${ms('first_at')}, last, ${ms('last_at')}
-           from unnest(${ROLLUP_TYPES.map((t, i) => `$${n + 1 + i + (width === 'day' ? ROLLUP_TYPES.length : 0)}::${t}`).join(', ')})
-           as g(${ROLLUP}) where (select count(*) from ins) = (select count(*) from src)
+  const known = options.known;
+  let next = params.length + 1;
+  const extra: unknown[] = [];
+  const param = (value: unknown, type: string) => {
+    extra.push(value);
+    return `$${next++}::${type}`;
+  };
+  const given = known
+    ? (width: 'hour' | 'day') => {
+        const arrays = rollupParams(known.rollups[width]);
+        return `(select series, ${ms('bucket')}, n, sum, sumsq, min, ${ms('min_at')}, max, ${ms('max_at')}, first, ${ms('first_at')}, last, ${ms('last_at')}
+           from unnest(${ROLLUP_TYPES.map((t, i) => param(arrays[i], t)).join(', ')})
+           as g(${ROLLUP}) where (select whole from counted)
          union all
          select * from (${width === 'hour' ? buckets('hour', 'ins') : coarser('day', 'h_sql')}) q
-           where (select count(*) from ins) < (select count(*) from src))`
+           where not (select whole from counted))`;
+      }
     : null;
-  const extra = options.rollups
-    ? [...rollupParams(options.rollups.hour), ...rollupParams(options.rollups.day)]
-    : [];
+  // Each (asset, key)'s latest value of the readings: the caller's, or grouped here.
+  const latest = known
+    ? `select asset_id, property, v, ${ms('at')} from unnest(${param(textArray(known.latest.assetIds), 'text[]')},
+         ${param(textArray(known.latest.properties), 'text[]')}, ${param(textArray(known.latest.values), 'jsonb[]')},
+         ${param(numberArray(known.latest.ats), 'bigint[]')}) as l(asset_id, property, v, at)`
+    : `select distinct on (asset_id, property) asset_id, property, coalesce(to_jsonb(num), val) as v, at
+       from src order by asset_id, property, at desc`;
+  const observations = `(select count(*) from (select distinct s.asset_id, i.at from ins i join src s using (series, at)) o)`;
   const [written] = await exec<{
     inserted: number;
     observations: number;
@@ -112,6 +126,9 @@ export async function storeReadings(
        select series, at, num, val from src order by series, at
        on conflict (series, at) do nothing
        returning series, at, num),
+     counted as materialized (
+       select i.n as inserted, s.n as given, i.n = s.n as whole
+       from (select count(*) as n from ins) i, (select count(*) as n from src) s),
      ${
        given
          ? `h_sql as materialized (${buckets('hour', 'ins')}),
@@ -121,9 +138,7 @@ export async function storeReadings(
      uh as (${upsertRollup('hour', 'h')}),
      ud as (${upsertRollup('day', `(${coarser('day', 'h')}) d`)}),`
      }
-     latest as (
-       select distinct on (asset_id, property) asset_id, property, coalesce(to_jsonb(num), val) as v, at
-       from src order by asset_id, property, at desc),
+     latest as (${latest}),
      fresh as (
        select l.asset_id as id, jsonb_object_agg(l.property, l.v) as observation,
          jsonb_object_agg(l.property, to_jsonb(l.at)) as observation_at
@@ -147,12 +162,17 @@ export async function storeReadings(
          and a.id not in (select id from fresh))`
          : ''
      }
-     select (select count(*) from ins)::int as inserted,
-       (select count(*) from (select distinct s.asset_id, i.at from ins i join src s using (series, at)) o)::int as observations,
-       (select count(*) from src)::int as given,
+     select c.inserted::int, c.given::int,
+       ${
+         known
+           ? `case when c.whole then ${param(known.observations, 'int')} else ${observations} end::int as observations,
+       c.given::int as distinct_given`
+           : `${observations}::int as observations,
        (select count(*) from (select distinct series, at from src) d)::int as distinct_given,
        (select max(at) from src) as latest,
-       (select array_agg(distinct property order by property) from src) as columns`,
+       (select array_agg(distinct property order by property) from src) as columns`
+       }
+     from counted c`,
     [...params, ...extra],
   );
   const w = written!;
@@ -162,9 +182,25 @@ export async function storeReadings(
     inserted: w.inserted,
     observations: w.observations,
     replaced,
-    latest: w.latest,
-    columns: w.columns ?? [],
+    latest: known ? (known.newest === null ? null : new Date(known.newest)) : w.latest,
+    columns: known ? known.columns : (w.columns ?? []),
   };
+}
+
+/**
+ * What a writer holding its readings knows of them: they hold no (series, time) twice, and it
+ * computed their rollups, each (asset, key)'s latest value, and what the counters take.
+ */
+export interface KnownReadings {
+  rollups: { hour: RollupArrays; day: RollupArrays };
+  /** The latest reading of each (asset, key): its value as JSON text, its time in milliseconds. */
+  latest: { assetIds: string[]; properties: string[]; values: string[]; ats: number[] };
+  /** Observations (asset and time) holding a reading. */
+  observations: number;
+  /** The newest reading's time, in milliseconds. */
+  newest: number | null;
+  /** The keys, sorted. */
+  columns: string[];
 }
 
 /**
