@@ -411,13 +411,18 @@ describe('assetql import --dataset', () => {
 
   it('appends SCADA observations; the newest value of each key is the observation', async () => {
     const before = await stats('scada');
+    // Newer than the demo's readings (which end now), within the day ahead a reading may take.
+    const base = Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 3 * 3_600_000;
+    const z = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+    // An hour after `base`, written at +01:00.
+    const plusOne = `${new Date(base + 2 * 3_600_000).toISOString().slice(0, 19)}+01:00`;
     const csv = file(
       'scada.csv',
       [
         'id,observedAt,casingPressure,tubingPressure,alarm',
-        'W-100-2-1,2030-01-01T10:00:00Z,7.5,3.25,',
-        'W-100-2-1,2030-01-01T12:00:00+01:00,7.0,,false',
-        'W-100-2-1,2029-12-31T23:00:00Z,1,,true',
+        `W-100-2-1,${z(base)},7.5,3.25,`,
+        `W-100-2-1,${plusOne},7.0,,false`,
+        `W-100-2-1,${z(base - 11 * 3_600_000)},1,,true`,
       ].join('\n'),
     );
     const r = await cli(['import', csv, '--profile', 'well', '--group', 'demo', '--dataset', 'scada']);
@@ -430,7 +435,7 @@ describe('assetql import --dataset', () => {
       .where('profile', '=', 'well')
       .where('id', '=', 'W-100-2-1')
       .executeTakeFirstOrThrow();
-    // 12:00+01:00 is the newest; tubingPressure only came at 10:00Z; the 23:00 row is older.
+    // The +01:00 one is the newest; tubingPressure only came with the first; the third is older.
     // oilRate was only in the demo's readings: it stays.
     expect(row.observation).toEqual({
       casingPressure: 7,
@@ -442,11 +447,29 @@ describe('assetql import --dataset', () => {
     expect(Number(after!.observation_count)).toBe(Number(before?.observation_count ?? 0) + 3);
     expect(after!.columns).toEqual(expect.arrayContaining(['alarm', 'casingPressure', 'tubingPressure']));
 
-    const stray = file('scada-stray.csv', 'id,observedAt,casingPressure\nW-GHOST,2030-01-01T00:00:00Z,1\n');
+    const stray = file('scada-stray.csv', `id,observedAt,casingPressure\nW-GHOST,${z(base)},1\n`);
     const s = await cli(['import', stray, '--profile', 'well', '--group', 'demo', '--dataset', 'scada']);
     expect(s.code).toBe(1);
     expect(s.stderr).toMatch(/no well assets W-GHOST/);
     expect(Number((await stats('scada'))!.observation_count)).toBe(Number(after!.observation_count));
+
+    // As recordObservations refuses them: a reading older than the group's retention (400 days
+    // by default), or more than a day ahead; the good row beside it is not stored either.
+    for (const [at, message] of [
+      [z(Date.now() - 401 * 86_400_000), /older than the group's retention/],
+      [z(Date.now() + 26 * 3_600_000), /more than a day ahead/],
+    ] as const) {
+      const out = file(
+        'scada-out.csv',
+        `id,observedAt,casingPressure\nW-100-2-2,${z(base)},2\nW-100-2-2,${at},1\n`,
+      );
+      const o = await cli(['import', out, '--profile', 'well', '--group', 'demo', '--dataset', 'scada']);
+      expect({ code: o.code, stderr: o.stderr }).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(message),
+      });
+      expect(Number((await stats('scada'))!.observation_count)).toBe(Number(after!.observation_count));
+    }
   });
 });
 

@@ -1,5 +1,7 @@
 import { statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
+import { systemClock } from '../../shared/clock.ts';
+import type { Database } from '../../storage/database.ts';
 import { profilesWithExtensions } from '../../subgraphs/assets/assets.repository.ts';
 import { datasetKind } from '../../subgraphs/assets/datasets/plan.ts';
 import {
@@ -21,12 +23,27 @@ import {
   validateAsset,
 } from '../../subgraphs/assets/import/validate.ts';
 import { effectiveProfile } from '../../subgraphs/assets/profiles/definition.ts';
+import { TELEMETRY_LIMITS } from '../../subgraphs/assets/telemetry/record.ts';
+import { TelemetryRetention } from '../../subgraphs/assets/telemetry/retention.ts';
 import { writeUpDataset } from '../../subgraphs/assets/write/datasets.ts';
-import { writeObservations } from '../../subgraphs/assets/write/observations.ts';
+import { type ReadingBounds, writeObservations } from '../../subgraphs/assets/write/observations.ts';
 import { DatasetWriteError } from '../../subgraphs/assets/write/types.ts';
 import { upsertAssets } from '../../subgraphs/assets/write/upsert.ts';
 import { withDatabase } from '../database.ts';
 import { progress, round } from '../progress.ts';
+
+/**
+ * The times readings of `group` may take, as `recordObservations` allows them: within the
+ * group's retention (readings older would be pruned at once), at most a day ahead.
+ */
+async function readingBounds(database: Database, group: string, defaultDays: number): Promise<ReadingBounds> {
+  const days = await new TelemetryRetention(database.db, defaultDays, systemClock).daysOf(group);
+  const now = Date.now();
+  return {
+    oldest: new Date(now - days * 86_400_000),
+    newest: new Date(now + TELEMETRY_LIMITS.futureMs),
+  };
+}
 
 /** Registers `assetql import` and `assetql demo generate`. */
 export function importCommands(cli: Command): void {
@@ -99,7 +116,7 @@ async function importFile(
   } catch (e) {
     throw new ImportFileError(`cannot read ${file}: ${(e as Error).message}`);
   }
-  await withDatabase(async (database) => {
+  await withDatabase(async (database, _secret, config) => {
     const started = performance.now();
     const [row] = await profilesWithExtensions(database.db, o.group, [o.profile]);
     if (!row) throw new ImportFileError(`group "${o.group}" has no profile "${o.profile}"`);
@@ -169,7 +186,9 @@ async function importFile(
     try {
       result =
         kind === 'state'
-          ? await writeObservations(database, o.group, profile.profile, o.dataset!, valid(), {})
+          ? await writeObservations(database, o.group, profile.profile, o.dataset!, valid(), {
+              bounds: await readingBounds(database, o.group, config.observationRetentionDays),
+            })
           : kind === 'up'
             ? await writeUpDataset(database, o.group, profile.profile, o.dataset!, valid(), {})
             : await upsertAssets(database, o.group, o.profile, valid(), {

@@ -1,16 +1,25 @@
+import pg from 'pg';
 import type { Database } from '../../../storage/database.ts';
 import { stateDatasetsOf } from '../datasets/plan.ts';
 import type { ObservationRow } from '../datasets/rows.ts';
 import type { Exec } from '../exec.ts';
 import type { EffectiveProfile } from '../profiles/definition.ts';
+import { ensureMonths } from '../telemetry/partitions.ts';
 import { DuplicateReadingError, type StoredCounts, storeReadings } from '../telemetry/store.ts';
 import { bumpStats, inTransaction, type Rows, stage } from './staging.ts';
 import { DatasetWriteError, type DatasetWriteOptions, type DatasetWriteResult } from './types.ts';
+
+/** The times a write's readings may take: within the group's retention, at most a day ahead. */
+export interface ReadingBounds {
+  oldest: Date;
+  newest: Date;
+}
 
 /**
  * Appends observations of one state dataset (an observation already stored for the same asset
  * and time is replaced) and updates each touched asset's latest `observation`, all or nothing.
  * With the profile's `forceAssetStateUpdates`, every touched asset's `modified_at` moves too.
+ * A reading outside `bounds` refuses the write, as `recordObservations` refuses it.
  */
 export async function writeObservations(
   database: Pick<Database, 'pool' | 'engine'>,
@@ -18,10 +27,26 @@ export async function writeObservations(
   profile: EffectiveProfile,
   dataset: string,
   rows: Rows<ObservationRow>,
-  options: DatasetWriteOptions = {},
+  options: DatasetWriteOptions & { bounds?: ReadingBounds } = {},
 ): Promise<DatasetWriteResult> {
   if (!stateDatasetsOf(profile).some((d) => d.dataset === dataset))
     throw new DatasetWriteError(`profile ${profile.profile} has no state dataset ${dataset}`);
+  // On PostgreSQL a month's partition is made on a connection of its own (not the pool's, which
+  // may have no other), committed at once: made in the write's transaction, it would hold a lock
+  // on the readings table, which every writer and reader of readings waits for, until the whole
+  // import commits. PGlite has one connection.
+  const months =
+    database.engine === 'postgres'
+      ? async (m: readonly string[]) => {
+          const client = new pg.Client(database.pool.options);
+          await client.connect();
+          try {
+            await ensureMonths({ pool: client as unknown as pg.Pool }, m);
+          } finally {
+            await client.end();
+          }
+        }
+      : undefined;
   return inTransaction(database, options, async (exec, method, client) => {
     const n = await stage(exec, client, method, 'state', rows, options);
     const counts = await applyObservationStaging(
@@ -30,6 +55,7 @@ export async function writeObservations(
       profile.profile,
       dataset,
       profile.document.forceAssetStateUpdates === true,
+      { bounds: options.bounds, months },
     );
     return { rows: n, ...counts };
   });
@@ -59,6 +85,11 @@ async function applyObservationStaging(
   profile: string,
   dataset: string,
   force: boolean,
+  options: {
+    bounds?: ReadingBounds | undefined;
+    /** Makes the months' partitions outside this transaction; else they are made in it. */
+    months?: ((months: readonly string[]) => Promise<void>) | undefined;
+  } = {},
 ): Promise<{ inserted: number; updated: number }> {
   const unknown = await exec<{ id: string }>(
     `select distinct s.id from assetql_observation_staging s
@@ -68,12 +99,21 @@ async function applyObservationStaging(
   );
   if (unknown.length > 0)
     throw new DatasetWriteError(`no ${profile} assets ${unknown.map((u) => u.id).join(', ')}`);
-  // The months' partitions, made in this transaction: a bulk write may reach far back.
-  await exec(
-    `select observation_month(m::date) from (
-       select distinct date_trunc('month', observed_at, 'UTC') at time zone 'UTC' as m
-       from assetql_observation_staging) s`,
+  const [span] = await exec<{ oldest: Date | null; newest: Date | null }>(
+    'select min(observed_at) as oldest, max(observed_at) as newest from assetql_observation_staging',
   );
+  const { bounds } = options;
+  if (bounds && span?.oldest && span.oldest < bounds.oldest)
+    throw new DatasetWriteError(
+      `an observation at ${span.oldest.toISOString()} is older than the group's retention (kept from ${bounds.oldest.toISOString()})`,
+    );
+  if (bounds && span?.newest && span.newest > bounds.newest)
+    throw new DatasetWriteError(`an observation at ${span.newest.toISOString()} is more than a day ahead`);
+  // The months' partitions: a bulk write may reach far back.
+  const months = `select distinct to_char(date_trunc('month', observed_at, 'UTC') at time zone 'UTC', 'YYYY-MM-DD') as m
+     from assetql_observation_staging`;
+  if (options.months) await options.months((await exec<{ m: string }>(months)).map((r) => r.m));
+  else await exec(`select observation_month(m::date) from (${months}) s`);
   await exec(
     `insert into observation_series (user_group, profile, asset_id, dataset, property)
      select distinct $1, $2, s.id, $3, k from assetql_observation_staging s cross join lateral jsonb_object_keys(s.values) k
