@@ -1,19 +1,18 @@
 /**
- * The install as a new user meets it: `npm ci` of a fresh clone prints no warning (a page of
- * `npm warn ERESOLVE` lines looks broken, whatever it means), and an unsupported Node stops
- * `npm install` before any package is fetched (`engine-strict` in the project's .npmrc).
+ * The install under an unsupported Node: `npm install` stops before any package is fetched
+ * (`engine-strict` in the project's .npmrc). That a fresh clone's install prints no warning is
+ * shown by test/e2e/front-door.e2e.ts, on the README's own `npm install`.
  *
  * The old Node is the machine's own (/usr/bin/node, 20 on Debian 13) or the one OLD_NODE names,
  * with the npm beside it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/processes.ts';
-import { requireTool } from '../helpers/tools.ts';
 
 const run = promisify(execFile);
 const OLD_NODE = process.env.OLD_NODE ?? '/usr/bin/node';
@@ -45,24 +44,8 @@ function filesUnder(dir: string): string[] {
     .map((e) => join(e.parentPath, e.name));
 }
 
-// One install is enough: the PostgreSQL pass of CI would repeat it to no purpose.
+// The PostgreSQL pass of CI would repeat it to no purpose.
 describe.skipIf(process.env.DATABASE_URL)('installing', () => {
-  it('a fresh clone with `npm ci` prints no warning', async () => {
-    const git = requireTool(['git'], { package: 'git', for: 'cloning the repository as a new user does' });
-    const clone = join(home, 'assetql');
-    await run(git, ['clone', '--quiet', ROOT, clone], { timeout: 60_000 });
-    const r = await outcome('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: clone,
-      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '' },
-    });
-    expect(r.code, r.output).toBe(0);
-    expect(
-      r.output.split('\n').filter((line) => /^npm (warn|WARN)/.test(line)),
-      r.output,
-    ).toEqual([]);
-    expect(statSync(join(clone, 'dist/cli/bin.js')).isFile()).toBe(true);
-  }, 900_000);
-
   it('under an unsupported Node stops before any package is fetched', async () => {
     if (!existsSync(OLD_NODE))
       throw new Error(
