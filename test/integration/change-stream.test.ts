@@ -237,7 +237,10 @@ describe.each(['one process', 'distributed'] as const)('change subscriptions ove
     for (;;) {
       const tries = await Promise.all(Array.from({ length: 20 - again.length }, () => subscribe(session)));
       const firsts = await Promise.all(tries.map((s) => s.reader.next(150).catch(() => undefined)));
-      tries.forEach((s, i) => (firsts[i] === undefined ? again.push(s) : s.abort()));
+      for (const [i, s] of tries.entries()) {
+        if (firsts[i] === undefined) again.push(s);
+        else s.abort();
+      }
       if (again.length === 20) break;
       expect(Date.now()).toBeLessThan(deadline);
       await new Promise((r) => setTimeout(r, 50));
