@@ -1,7 +1,7 @@
-// Builds the service as JavaScript, with the files it reads at run time (SDL, the explorer page)
-// beside it. The server runs from the build because type stripping keeps a TypeScript compiler
-// (WebAssembly) resident: about 60 MB of a process at rest. Type checking is `npm run
-// typecheck`'s job; this only emits.
+// Builds the service as JavaScript, with the files it reads at run time (SDL, the explorer page,
+// the web console bundled by esbuild) beside it. The server runs from the build because type
+// stripping keeps a TypeScript compiler (WebAssembly) resident: about 60 MB of a process at rest.
+// Type checking is `npm run typecheck`'s job; this only emits.
 //
 // `node scripts/build.ts`: `dist` is a link to `.build/<id>`, where <id> is a digest of every
 // input (the sources, the compiler settings, this script). When the link already points at a
@@ -37,6 +37,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(import.meta.dirname, '..');
 const src = join(root, 'src');
+/** The web console's sources: bundled (below), not compiled by tsc nor copied as they are. */
+const consoleSources = join(src, 'console');
 const builds = join(root, '.build');
 const COMPLETE = '.complete';
 /** What the explorer serves of @graphql-hive/laboratory's dist/ (src/gateway/explorer/index.ts). */
@@ -52,7 +54,7 @@ const MOVED_GRACE_MS = 24 * 60 * 60_000;
 if (process.argv[2]) {
   const dir = resolve(root, process.argv[2]);
   const beside = `${dir}.next-${process.pid}`;
-  compile(beside);
+  await compile(beside);
   rmSync(`${dir}.old-${process.pid}`, { recursive: true, force: true });
   if (existsSync(dir)) renameSync(dir, `${dir}.old-${process.pid}`);
   renameSync(beside, dir);
@@ -67,7 +69,7 @@ if (process.argv[2]) {
   } else {
     if (!existsSync(join(target, COMPLETE))) {
       const beside = join(builds, `${id}.next-${process.pid}`);
-      compile(beside);
+      await compile(beside);
       writeFileSync(join(beside, COMPLETE), `${new Date().toISOString()}\n`);
       try {
         // Only ever a finished build goes by its name: another one of the same inputs that
@@ -85,18 +87,29 @@ if (process.argv[2]) {
 }
 
 /** Compiles the sources into `out` (a new folder), with the files they read beside them. */
-function compile(out: string): void {
+async function compile(out: string): Promise<void> {
   rmSync(out, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', out], {
     stdio: 'inherit',
   });
-  cpSync(src, out, { recursive: true, filter: (path) => !path.endsWith('.ts') });
+  cpSync(src, out, {
+    recursive: true,
+    filter: (path) => !path.endsWith('.ts') && path !== consoleSources,
+  });
   // The explorer's prebuilt files (Hive Laboratory: React, Monaco and its workers), copied in so
   // that the service needs none of that package's dependencies installed to serve them.
   const laboratory = dirname(fileURLToPath(import.meta.resolve('@graphql-hive/laboratory')));
   const vendor = join(out, 'gateway', 'explorer', 'vendor');
   for (const file of EXPLORER_FILES) cpSync(join(laboratory, file), join(vendor, file));
+  // The web console, bundled for browsers, beside the module that serves it
+  // (src/gateway/console/index.ts); esbuild and the packages it bundles stay out of `dist`.
+  // Loaded here, not at the top: a warm start (nothing to build) needs no development dependency.
+  const { CONSOLE_FILES, consoleFiles } = await import('../src/console/build.ts');
+  const made = await consoleFiles({ production: true });
+  const consoleDir = join(out, 'gateway', 'console', 'static');
+  mkdirSync(consoleDir, { recursive: true });
+  for (const name of CONSOLE_FILES) writeFileSync(join(consoleDir, name), made[name]);
   // tsc writes files without the execute bit; `npx assetql` runs bin.js directly.
   chmodSync(join(out, 'cli', 'bin.js'), 0o755);
 }

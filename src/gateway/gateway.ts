@@ -35,6 +35,8 @@ export type { InProcessFetch } from './routes/subgraph-routes.ts';
 
 export const GRAPHQL_PATH = '/api/graphql';
 export const EXPLORER_PATH = '/plugins/sr/apolloGraphql';
+/** The web console (docs/console.md); `/` leads a browser there. */
+export const CONSOLE_PATH = '/console';
 
 export interface GatewayOptions {
   config: Pick<
@@ -155,6 +157,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     useRoutes({
       graphqlPath: GRAPHQL_PATH,
       explorerPath: EXPLORER_PATH,
+      consolePath: CONSOLE_PATH,
       demo: config.env === 'demo',
       ready: options.ready,
       forwarded: options.subgraphs.flatMap((subgraph) =>

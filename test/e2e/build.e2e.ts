@@ -1,12 +1,12 @@
 /**
  * The built service (`npm run build`, what `npm start` and the `assetql` binary run): compiled
  * JavaScript with the files it reads beside it, no TypeScript left to strip. Serves the demo,
- * signs in (the password hashing worker is a module of its own), pages assets, and streams
- * both export formats (loaded on first use).
+ * signs in (the password hashing worker is a module of its own), pages assets, streams
+ * both export formats (loaded on first use), and serves the web console the build bundled.
  */
 
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -81,6 +81,22 @@ describe('the built service', () => {
     expect(page.errors, lastOutput(server!)).toBeUndefined();
     expect(page.data.session.authenticated).toBe(true);
     expect(page.data.assets.all.edges).toHaveLength(5);
+  });
+
+  it('serves the web console from the files the build made, not from its sources', async () => {
+    const made = join(ROOT, OUT, 'gateway/console/static');
+    for (const f of ['index.html', 'console.js', 'console.css', 'licenses.txt'])
+      expect(existsSync(join(made, f)), f).toBe(true);
+    // The app's sources and the module that bundles them (esbuild) are no part of the build.
+    expect(existsSync(join(ROOT, OUT, 'console'))).toBe(false);
+    const origin = new URL(server!.url).origin;
+    const page = await fetch(`${origin}/console`);
+    expect(page.status, lastOutput(server!)).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = /src="(\/console\/assets\/console\.js\?v=[0-9a-f]+)"/.exec(await page.text())![1]!;
+    const js = await fetch(`${origin}${script}`);
+    expect(js.status).toBe(200);
+    expect(Buffer.from(await js.arrayBuffer()).equals(readFileSync(join(made, 'console.js')))).toBe(true);
   });
 
   it('streams CSV and XLSX exports', async () => {

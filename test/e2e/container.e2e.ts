@@ -234,6 +234,16 @@ describe("the image's start command, outside a container", () => {
     expect(await r.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it('serves the web console from its read-only build, to a browser coming to /', async () => {
+    const root = await fetch(`${url}/`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(root.headers.get('location')).toBe('/console');
+    const page = await fetch(`${url}/console`);
+    expect(page.status, output).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const script = /src="(\/console\/assets\/console\.js\?v=[0-9a-f]+)"/.exec(await page.text())![1]!;
+    expect((await fetch(`${url}${script}`)).status).toBe(200);
+  });
+
   it('passes its HEALTHCHECK, run as the container runtime would', async () => {
     const [node, ...args] = file.healthcheck;
     expect(node).toBe('node');
@@ -257,9 +267,10 @@ describe("the image's start command, outside a container", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     const allowed = new Set(Object.keys(pkg.dependencies));
     const imported = new Set<string>();
-    // The explorer's vendored files are the browser's bundles, never loaded by Node.
+    // The explorer's vendored files and the console's bundle are the browser's, never loaded by Node.
+    const browsers = [join('explorer', 'vendor'), join('console', 'static')];
     const files = readdirSync(join(app, 'dist'), { recursive: true, withFileTypes: true }).filter(
-      (e) => e.isFile() && e.name.endsWith('.js') && !e.parentPath.includes(join('explorer', 'vendor')),
+      (e) => e.isFile() && e.name.endsWith('.js') && !browsers.some((dir) => e.parentPath.includes(dir)),
     );
     for (const f of files) {
       const text = readFileSync(join(f.parentPath, f.name), 'utf8');

@@ -4,16 +4,15 @@
 // `x-svc-sessionid` header (typed into the bar) or as the `svc_sessionid` cookie.
 //
 // Needs Chromium at /usr/bin/chromium (Debian: `apt-get install -y chromium`).
-import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { EXAMPLES } from '../../src/gateway/explorer/examples.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { SESSION_COOKIE } from '../../src/shared/session-policy.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { launchChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const EXPLORER = '/plugins/sr/apolloGraphql';
 const GRAPHQL = '/api/graphql';
 const SESSION_QUERY = '{ session { authenticated username userGroup } }';
@@ -29,29 +28,11 @@ let origin: string;
 const seen = { urls: [] as string[], consoleErrors: [] as string[], pageErrors: [] as string[] };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}; the explorer e2e test needs it. Install it with: ` +
-        'apt-get update && apt-get install -y chromium',
-    );
-  }
+  browser = await launchChromium('the explorer e2e test');
   t = await startTestApp();
   await seedDemo(t.database.db, t.config);
   server = await listen(t.handle, 0, '127.0.0.1');
   origin = new URL(server.url).origin;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
 }, 60_000);
 
 afterAll(async () => {
