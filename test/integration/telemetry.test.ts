@@ -476,6 +476,11 @@ describe('what recordObservations refuses, and nothing of it stored', () => {
       /depth is a NUMBER property/,
     ],
     [
+      'a number whose square would overflow the rollups',
+      [{ id: 'W1', at: '2026-11-20T00:00:00Z', values: { flow: 1e151 } }],
+      /a number is at most 1e\+150 in size/,
+    ],
+    [
       'an object value',
       [{ id: 'W1', at: '2026-11-20T00:00:00Z', values: { flow: { a: 1 } } }],
       /must be a number, a string or a boolean/,
@@ -597,7 +602,17 @@ describe('what recordObservations refuses, and nothing of it stored', () => {
     expect(
       (await ask({ from: '2026-10-27T00:00:00Z', to: '2026-10-23T00:00:00Z' })).errors[0].message,
     ).toMatch(/from must be before to/);
-    for (const b of [await ask({ res: '1s' }), await ask({ tz: 'Mars/Olympus' })])
+    // Buckets within years 1 to 9999, as the database's timestamps and DateTime's texts are.
+    const early = await ask({ from: '0000-01-05T00:00:00Z', to: '0000-03-01T00:00:00Z', res: '1w' });
+    expect(early.errors[0].message).toMatch(/within years 1 to 9999/);
+    const late = await ask({
+      from: '9999-06-01T00:00:00Z',
+      to: '9999-12-31T23:59:59Z',
+      res: 'P1M',
+      fill: 'ZERO',
+    });
+    expect(late.errors[0].message).toMatch(/within years 1 to 9999/);
+    for (const b of [await ask({ res: '1s' }), await ask({ tz: 'Mars/Olympus' }), early, late])
       expect(b.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });

@@ -111,10 +111,11 @@ export async function serveConsole(
   try {
     loaded = await load();
   } catch (e) {
-    // Only when run from the sources without the development dependencies, or a broken source.
-    const why = e instanceof Error ? e.message : String(e);
+    // Only when run from the sources without the development dependencies, a broken source, or a
+    // build missing a file. The reason (paths of this machine) is the operator's, not the caller's.
+    process.emitWarning(`the console is not available: ${e instanceof Error ? e.message : String(e)}`);
     return new Response(
-      `The console is not available: ${why}. Run \`npm install\` and \`npm run build\`.\n`,
+      'The console is not available in this installation. Run `npm install` and `npm run build`.\n',
       {
         status: 503,
         headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },

@@ -24,6 +24,8 @@ export const TELEMETRY_LIMITS = {
   keysPerAsset: 1_000,
   /** How far ahead of this server's clock an observation may be. */
   futureMs: 24 * 60 * 60 * 1000,
+  /** The largest size of a number: its square, summed a million times, stays finite in float8. */
+  largestNumber: 1e150,
 } as const;
 
 /** One observation as a client sends it: an asset's values of one time. */
@@ -127,6 +129,9 @@ export function checkObservations(
           'wrong-type',
           def ? `${key} is a ${def.type} property` : `${key} must be a number, a string or a boolean`,
         );
+      // A square of a larger one overflows float8: the rollups' sum of squares would be infinite.
+      if (typeof v === 'number' && Math.abs(v) > TELEMETRY_LIMITS.largestNumber)
+        return refuse('too-large', `${key}: a number is at most ${TELEMETRY_LIMITS.largestNumber} in size`);
       if (typeof v === 'string' && v.length > TELEMETRY_LIMITS.stringLength)
         return refuse(
           'too-large',
@@ -245,6 +250,9 @@ export async function recordObservations(
           nums.push(typeof v === 'number' ? v : null);
           vals.push(typeof v === 'number' ? null : JSON.stringify(v));
           const before = latestOf.get(key);
+          // The statement is told there is none: the checks refuse them before, and this holds it.
+          if (before !== undefined && ats[before] === at)
+            throw new DatasetWriteError(new DuplicateReadingError().message);
           if (before === undefined || ats[before]! < at) latestOf.set(key, i);
           columns.add(key);
           any = true;
@@ -265,7 +273,7 @@ export async function recordObservations(
         },
         observations: held,
         newest,
-        columns: [...columns],
+        columns: [...columns].sort(),
       };
       let counts: StoredCounts;
       try {

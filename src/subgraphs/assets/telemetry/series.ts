@@ -86,6 +86,9 @@ export async function planBuckets(
   }
   if (starts.length > MAX_BUCKETS)
     throw new SeriesQueryError(`at most ${MAX_BUCKETS} buckets: a coarser resolution or a shorter range`);
+  // PostgreSQL's timestamps and DateTime's texts run from year 1 to 9999: so must every bucket.
+  if ((starts[0] ?? from).getTime() < FIRST_MS || end.getTime() > LAST_MS)
+    throw new SeriesQueryError('buckets fall within years 1 to 9999: a later from or an earlier to');
   const edges = [from, to, ...starts.slice(1)].map((d) => d.getTime());
   const aligned = (ms: number) => edges.every((e) => e % ms === 0);
   const source = aligned(86_400_000) ? 'day' : aligned(3_600_000) ? 'hour' : 'raw';
@@ -116,6 +119,9 @@ function isoTexts(times: readonly Date[]): string[] {
 }
 
 const DAY = 86_400_000;
+/** 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z. */
+const FIRST_MS = -62_135_596_800_000;
+const LAST_MS = 253_402_300_799_999;
 
 /** The buckets of `resolution` over [from, to) in UTC, as the database lays them in any zone. */
 function utcBuckets(from: Date, to: Date, resolution: Resolution): { starts: Date[]; end: Date } {

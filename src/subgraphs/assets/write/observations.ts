@@ -39,9 +39,21 @@ export async function writeObservations(
     database.engine === 'postgres'
       ? async (m: readonly string[]) => {
           const client = new pg.Client(database.pool.options);
+          // A connection lost while waiting fails the import, not the process.
+          client.on('error', () => {});
           await client.connect();
           try {
+            // A partition is made under an exclusive lock of the readings tables: waited for at
+            // most five seconds (another import holding them until it commits), not for as long as
+            // every other writer and reader of readings then queues behind the wait.
+            await client.query("set lock_timeout = '5s'");
             await ensureMonths({ pool: client as unknown as pg.Pool }, m);
+          } catch (e) {
+            if ((e as { code?: string }).code === '55P03')
+              throw new DatasetWriteError(
+                `the readings tables are busy (another import of a new month?): nothing was written, try again`,
+              );
+            throw e;
           } finally {
             await client.end();
           }

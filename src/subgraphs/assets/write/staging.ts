@@ -136,7 +136,7 @@ export async function bumpStats(
   await exec(
     `insert into asset_dataset_stats as t
        (user_group, profile, dataset, row_count, observation_count, columns, modified_at, latest_observation_at)
-     values ($1, $2, $3, $4, $5, $6::text[], now(), $7::timestamptz)
+     values ($1, $2, $3, $4, $5, array(select distinct c from unnest($6::text[]) c order by c), now(), $7::timestamptz)
      on conflict (user_group, profile, dataset) do update set
        row_count = t.row_count + excluded.row_count,
        observation_count = t.observation_count + excluded.observation_count,
