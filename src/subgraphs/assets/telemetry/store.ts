@@ -80,8 +80,9 @@ export async function storeReadings(
   options: {
     force: boolean;
     /**
-     * What the caller computed from the readings it sends, which spares the database grouping
-     * them: used when every reading went in (the usual case).
+     * What the caller computed from the readings it sends, which spares the database sorting and
+     * grouping them: the latest values always; the rollups and the observation count when every
+     * reading went in (the usual case), else the statement groups what went in itself.
      */
     known?: KnownReadings;
   },
