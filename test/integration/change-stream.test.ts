@@ -226,13 +226,14 @@ describe.each(['one process', 'distributed'] as const)('change subscriptions ove
     const session = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
     const open = await Promise.all(Array.from({ length: 20 }, () => subscribe(session)));
     expect(await refusal(session)).toBe('TOO_MANY_STREAMS');
-    // A client that goes away lets go of its stream at once (over HTTP between the gateway and
-    // the subgraph, as soon as the subgraph sees its connection close): the session soon opens as
-    // many again. The streams the session gets are kept and only the refused ones are asked
-    // again, so that the test's own tries do not hold slots; three seconds, as CI runs two test
-    // passes at once on two cores.
+    // A client that goes away lets go of its stream (over HTTP between the gateway and the
+    // subgraph, as soon as the subgraph sees its connection close): the session opens as many
+    // again. The streams the session gets are kept and only the refused ones are asked again, so
+    // that the test's own tries do not hold slots. Quiet, the release takes well under a second;
+    // in CI's PostgreSQL pass, beside the PGlite pass on two cores, it has taken over three, so
+    // the bound here is ten: what it shows is that every slot comes back, not how fast.
     for (const s of open) s.abort();
-    const deadline = Date.now() + 3_000;
+    const deadline = Date.now() + 10_000;
     const again: Opened[] = [];
     for (;;) {
       const tries = await Promise.all(Array.from({ length: 20 - again.length }, () => subscribe(session)));
