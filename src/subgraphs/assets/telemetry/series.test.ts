@@ -12,8 +12,9 @@ describe('planBuckets in UTC', () => {
     const resolutions = ['1s', '7s', '1m', '15m', '1h', 'PT7M', '1d', '1w', 'P1M', 'P3M', 'P1Y'];
     await fc.assert(
       fc.asyncProperty(
-        // Years 1 BC to 9999 (toISOString's six-digit years aside), in milliseconds.
-        fc.integer({ min: -62_198_755_200_000, max: 253_402_300_799_000 - 400 * 86_400_000 }),
+        // From the first of year 1 to the last of 9997 (a year's buckets and 300 days after stay
+        // within 9999), in milliseconds.
+        fc.integer({ min: -62_135_596_800_000, max: 253_339_228_799_999 }),
         fc.integer({ min: 1, max: 5_000 }),
         fc.constantFrom(...resolutions),
         async (from, buckets, text) => {
@@ -26,5 +27,30 @@ describe('planBuckets in UTC', () => {
       ),
       { numRuns: 300, seed: 20261129 },
     );
+  });
+
+  it('refuses buckets outside years 1 to 9999, where neither the database nor DateTime goes', async () => {
+    const week = parseResolution('1w')!;
+    const month = parseResolution('P1M')!;
+    await expect(
+      planBuckets(noDatabase, new Date(-62_135_596_800_001), new Date('0001-03-01T00:00:00Z'), week, 'UTC'),
+    ).rejects.toThrow(/within years 1 to 9999/);
+    await expect(
+      planBuckets(
+        noDatabase,
+        new Date('9999-06-01T00:00:00Z'),
+        new Date('9999-12-31T23:59:59Z'),
+        month,
+        'UTC',
+      ),
+    ).rejects.toThrow(/within years 1 to 9999/);
+    const first = await planBuckets(
+      noDatabase,
+      new Date('0001-01-01T00:00:00Z'),
+      new Date('0001-02-01T00:00:00Z'),
+      week,
+      'UTC',
+    );
+    expect(first.texts[0]).toBe('0001-01-01T00:00:00.000Z');
   });
 });
