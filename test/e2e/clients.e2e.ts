@@ -6,11 +6,10 @@
  *
  * Needs Chromium at /usr/bin/chromium (Debian: `apt-get install -y chromium`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as apollo from '../../examples/clients/apollo-client.ts';
 import type { SessionStore } from '../../examples/clients/session-fetch.ts';
@@ -18,9 +17,8 @@ import * as urql from '../../examples/clients/urql.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { launchChromium } from '../helpers/browser.ts';
 import { ROOT } from '../helpers/processes.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let app: TestApp;
 let api: Listening;
@@ -218,21 +216,7 @@ describe('urql with Graphcache (docs/clients.md)', () => {
 
 describe('a browser page on another site (Chromium)', () => {
   it('reads the session header through CORS from a listed origin; an unlisted origin gets no CORS header', async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}; install it with: apt-get update && apt-get install -y chromium`,
-      );
-    }
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-      ],
-    });
+    const browser = await launchChromium('the cross-origin client test');
     try {
       const context = await browser.newContext();
       const page = await context.newPage();
