@@ -56,10 +56,25 @@ async function holding<T>(
   work: () => Promise<T>,
 ): Promise<T | undefined> {
   return db.connection().execute(async (connection) => {
-    const take = wait ? sql.raw('pg_advisory_lock') : sql.raw('pg_try_advisory_lock');
-    const { rows } = await sql<{ taken: boolean | string }>`
-      select ${take}(${sql.lit(ASSETQL)}, ${sql.lit(key)}) as taken`.execute(connection);
-    if (!wait && rows[0]?.taken !== true) return undefined;
+    if (wait) {
+      // Waiting is not a request: the serving statement timeout (docs/security.md) would cancel
+      // the wait whenever the holder's work (migrations, the demo data on a busy machine) takes
+      // longer, and the process would exit at start. The wait runs in a transaction of its own
+      // without it; a session lock outlives the transaction that took it.
+      await sql`begin`.execute(connection);
+      try {
+        await sql`set local statement_timeout = 0`.execute(connection);
+        await sql`select pg_advisory_lock(${sql.lit(ASSETQL)}, ${sql.lit(key)})`.execute(connection);
+        await sql`commit`.execute(connection);
+      } catch (e) {
+        await sql`rollback`.execute(connection);
+        throw e;
+      }
+    } else {
+      const { rows } = await sql<{ taken: boolean | string }>`
+        select pg_try_advisory_lock(${sql.lit(ASSETQL)}, ${sql.lit(key)}) as taken`.execute(connection);
+      if (rows[0]?.taken !== true) return undefined;
+    }
     try {
       return await work();
     } finally {
