@@ -164,6 +164,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the direct database URL for sessions, only beside DATABASE_URL', () => {
+    const direct = 'postgres://assetql@db:5432/assetql';
+    const c = loadConfig(
+      {},
+      { DATABASE_URL: 'postgres://assetql@pgbouncer:6432/assetql', ASSETQL_DATABASE_SESSION_URL: direct },
+    );
+    expect(c.databaseSessionUrl).toBe(direct);
+    expect(loadConfig({}, {}).databaseSessionUrl).toBeUndefined();
+    expect(() => loadConfig({}, { ASSETQL_DATABASE_SESSION_URL: direct })).toThrow(
+      /ASSETQL_DATABASE_SESSION_URL .*set DATABASE_URL too/,
+    );
+  });
+
   it('reads the string limit, 100 000 characters unless told', () => {
     expect(loadConfig({}, {}).maxStringLength).toBe(100_000);
     expect(loadConfig({}, { ASSETQL_MAX_STRING_LENGTH: '5000' }).maxStringLength).toBe(5000);

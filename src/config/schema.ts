@@ -35,6 +35,13 @@ export const schema = z
     /** `DATABASE_URL`: PostgreSQL; without it, embedded PGlite under `dataDir`. */
     databaseUrl: z.string().min(1).optional(),
     /**
+     * `ASSETQL_DATABASE_SESSION_URL`: where `DATABASE_URL` reaches PostgreSQL through a
+     * transaction-mode pooler (PgBouncer), the same database reached directly, for what needs a
+     * session of its own: change notices (`LISTEN`) and the start-up locks. With it the pooled
+     * connections get no session `SET` (docs/deploy.md#behind-a-transaction-mode-pooler).
+     */
+    databaseSessionUrl: z.string().min(1).optional(),
+    /**
      * `ASSETQL_DB_POOL_SIZE`: PostgreSQL connections each process opens at most (its pool; export
      * downloads and the rate limiter draw on it too). Processes × this must stay under the
      * server's `max_connections` (docs/deploy.md#scaling-out) @default 10
@@ -378,6 +385,12 @@ export const schema = z
         message: `ASSETQL_SECRET must be at least ${MIN_SECRET_LENGTH} characters`,
       });
     }
+    if (c.databaseSessionUrl !== undefined && c.databaseUrl === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'ASSETQL_DATABASE_SESSION_URL is the direct way to the database that DATABASE_URL reaches through a pooler: set DATABASE_URL too',
+      });
     if (c.env === 'demo') return;
     const need = (ok: unknown, variable: string, why: string) => {
       if (!ok) ctx.addIssue({ code: 'custom', message: `${variable} is required in ${c.env}: ${why}` });

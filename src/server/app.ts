@@ -93,7 +93,10 @@ export interface App {
 }
 
 export function databaseTarget(config: Config) {
-  return config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir };
+  if (!config.databaseUrl) return { dataDir: config.dataDir };
+  return config.databaseSessionUrl
+    ? { url: config.databaseUrl, sessionUrl: config.databaseSessionUrl }
+    : { url: config.databaseUrl };
 }
 
 /** Builds the process's fetch handler for its role, with its database migrated. */
@@ -122,7 +125,10 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
   // What the process keeps between requests (sessions; profiles where assets are served) is kept
   // for as long as it hears the database's change notices: PostgreSQL only (embedded PGlite
   // does not pass notices between connections), on one connection of the process's own.
-  const notices = database.engine === 'postgres' ? new ChangeNotices(database.pool, log) : undefined;
+  const notices =
+    database.engine === 'postgres'
+      ? new ChangeNotices(database.pool, log, { session: database.session })
+      : undefined;
   const sessions = createSessionResolution({
     db: database.db,
     clock,

@@ -35,6 +35,8 @@ export const NOTICES_APPLICATION_NAME = 'assetql change notices';
  */
 export class ChangeNotices {
   readonly #pool: pg.Pool;
+  /** Where the listening connection goes: straight to the server, past any pooler. */
+  readonly #listenOn: pg.ClientConfig;
   readonly #log: Logger;
   readonly #probeMs: number;
   readonly #listeners = new Map<string, Set<NoticeListener>>();
@@ -51,8 +53,14 @@ export class ChangeNotices {
     this.#firstTry = r;
   });
 
-  constructor(pool: pg.Pool, log: Logger, options: { probeMs?: number } = {}) {
+  /**
+   * `options.session`: where the listening connection is made, when the pool goes through a
+   * transaction-mode pooler (storage/database.ts, `Database.session`); probes still go through
+   * the pool, as the notices of its writes do.
+   */
+  constructor(pool: pg.Pool, log: Logger, options: { probeMs?: number; session?: pg.Pool } = {}) {
     this.#pool = pool;
+    this.#listenOn = (options.session ?? pool).options as pg.ClientConfig;
     this.#log = log;
     this.#probeMs = options.probeMs ?? 2_000;
   }
@@ -146,7 +154,7 @@ export class ChangeNotices {
     this.#retry = undefined;
     // Keep-alive probes, so that a connection to a server that went away silently ends.
     const c = new pg.Client({
-      ...(this.#pool.options as pg.ClientConfig),
+      ...this.#listenOn,
       application_name: NOTICES_APPLICATION_NAME,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,

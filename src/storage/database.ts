@@ -16,6 +16,7 @@ import {
   type Ownership,
   ownerOf,
 } from './data-dir.ts';
+import { takeLocksOn } from './locks.ts';
 import { keepProtocolSequencesWhole } from './pglite-socket.ts';
 import { preparingClient } from './prepared-statements.ts';
 import { TableWrites } from './table-writes.ts';
@@ -23,7 +24,11 @@ import type { Tables } from './tables.ts';
 
 /** Where the data lives: PostgreSQL by URL, or embedded PGlite in a folder (or in memory). */
 export type DatabaseTarget =
-  | { url: string }
+  /**
+   * `sessionUrl`: where `url` reaches PostgreSQL through a transaction-mode pooler, the same
+   * database reached directly, for what needs a session of its own ({@link Database.session}).
+   */
+  | { url: string; sessionUrl?: string }
   | { dataDir: string }
   /** In memory; `from` a copy of another embedded database's files ({@link Database.snapshot}). */
   | { memory: true; from?: Blob };
@@ -31,6 +36,13 @@ export type DatabaseTarget =
 export interface Database {
   readonly db: Kysely<Tables>;
   readonly pool: pg.Pool;
+  /**
+   * Connections for what needs a PostgreSQL session of its own, which a transaction-mode pooler
+   * does not keep from one transaction to the next: change notices (`LISTEN`), the start-up locks
+   * (storage/locks.ts), the lock-waiting DDL of a new month of readings. `pool` itself unless the
+   * target has a `sessionUrl`.
+   */
+  readonly session: pg.Pool;
   /** `pglite` when the data is embedded (this process or another serves it over a socket). */
   readonly engine: 'postgres' | 'pglite';
   /** True when this process owns the embedded database (and so serves the socket). */
@@ -106,6 +118,25 @@ const RESILIENCE = {
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   if ('url' in target) {
     const preparedStatements = options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS;
+    // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
+    // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
+    // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million
+    // wells. Every statement here is short or a COPY. A SET, not a startup option, so that
+    // connection poolers that refuse unknown startup parameters still connect; awaited before
+    // the pool hands the connection out (a query sent meanwhile would be queued behind it,
+    // which pg deprecates).
+    const settings = async (client: pg.ClientBase) => {
+      await client.query('set jit = off').catch(() => {});
+      // Every statement of a request within this time (docs/security.md); migrations lift it.
+      if (options.statementTimeoutMs)
+        await client.query(`set statement_timeout = ${Math.trunc(options.statementTimeoutMs)}`);
+    };
+    // Behind a transaction-mode pooler a session SET would stay on whichever server connection
+    // ran it, for the pooler's next client: the pooler sets them (its connect_query,
+    // docs/deploy.md), and only the direct connections get them here.
+    const session = target.sessionUrl
+      ? new pg.Pool({ connectionString: target.sessionUrl, max: 3, ...RESILIENCE, onConnect: settings })
+      : undefined;
     const pool = new pg.Pool({
       connectionString: target.url,
       max: options.maxConnections ?? 10,
@@ -113,21 +144,9 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       // Ours in every case: it names what is worth naming (none with 0) and awaits pg's answers
       // without pg's own promise (prepared-statements.ts).
       Client: preparingClient(preparedStatements, stampingClient()),
-      // No JIT compilation: the planner's cost of a small lookup joined to a parameter list (the
-      // related-assets probe: 100 rows assumed for any jsonb_array_elements) passes
-      // jit_optimize_above_cost, and compiling then took 120-170 ms of a 1 ms query at a million
-      // wells. Every statement here is short or a COPY. A SET, not a startup option, so that
-      // connection poolers that refuse unknown startup parameters still connect; awaited before
-      // the pool hands the connection out (a query sent meanwhile would be queued behind it,
-      // which pg deprecates).
-      onConnect: async (client) => {
-        await client.query('set jit = off').catch(() => {});
-        // Every statement of a request within this time (docs/security.md); migrations lift it.
-        if (options.statementTimeoutMs)
-          await client.query(`set statement_timeout = ${Math.trunc(options.statementTimeoutMs)}`);
-      },
+      ...(session ? {} : { onConnect: settings }),
     });
-    return fromPool(pool, 'postgres', false, options);
+    return fromPool(pool, 'postgres', false, options, undefined, session);
   }
   if ('dataDir' in target) {
     const claim = claimDataDir(target.dataDir);
@@ -205,6 +224,7 @@ function fromPool(
   ownsEmbedded: boolean,
   options: OpenOptions,
   onClose?: () => Promise<void>,
+  session?: pg.Pool,
 ): Database {
   // An idle client's error (the server went away) must not crash the process. Nor may a
   // checked-out client's between two statements, which pg-pool leaves unlistened: its next
@@ -220,16 +240,26 @@ function fromPool(
     cb ? connect(AsyncResource.bind(cb)) : connect()) as typeof pool.connect;
   const writes = new TableWrites();
   const db = new Kysely<Tables>({ dialect: writes.dialect(new PostgresDialect({ pool })) });
+  const sessionDb = session
+    ? new Kysely<Tables>({ dialect: new PostgresDialect({ pool: session }) })
+    : undefined;
+  if (session) {
+    session.on('error', () => {});
+    session.on('connect', (client) => client.on('error', () => {}));
+    takeLocksOn(db, sessionDb!);
+  }
   let closed: Promise<void> | undefined;
   return {
     db,
     pool,
+    session: session ?? pool,
     engine,
     ownsEmbedded,
     writes,
     close() {
       closed ??= (async () => {
         await db.destroy();
+        await sessionDb?.destroy();
         await onClose?.();
       })();
       return closed;

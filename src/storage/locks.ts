@@ -16,6 +16,19 @@ export const LOCKS = {
   observationRetention: 4,
 } as const;
 
+// biome-ignore lint/suspicious/noExplicitAny: any schema; the lock touches no table
+const lockSessions = new WeakMap<Kysely<any>, Kysely<any>>();
+
+/**
+ * Takes `db`'s advisory locks on `session`, connections straight to the server: a session lock
+ * taken through a transaction-mode pooler stays on a server connection the pooler hands to
+ * others (storage/database.ts, `sessionUrl`). The work under the lock still uses `db`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any schema; the lock touches no table
+export function takeLocksOn(db: Kysely<any>, session: Kysely<any>): void {
+  lockSessions.set(db, session);
+}
+
 /** The first key of every assetql advisory lock: "aql" in ASCII. */
 const ASSETQL = 0x61716c;
 
@@ -55,7 +68,7 @@ async function holding<T>(
   wait: boolean,
   work: () => Promise<T>,
 ): Promise<T | undefined> {
-  return db.connection().execute(async (connection) => {
+  return (lockSessions.get(db) ?? db).connection().execute(async (connection) => {
     if (wait) {
       // Waiting is not a request: the serving statement timeout (docs/security.md) would cancel
       // the wait whenever the holder's work (migrations, the demo data on a busy machine) takes

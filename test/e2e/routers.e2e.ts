@@ -29,6 +29,15 @@ import {
   startHiveGateway,
   stop,
 } from '../helpers/processes.ts';
+import {
+  type Answer,
+  type Carrier,
+  type Client,
+  headersOf,
+  keep,
+  normalised,
+  SCRIPT,
+} from '../helpers/session-script.ts';
 import { SseReader } from '../helpers/sse.ts';
 
 const SECRET = 'routers-e2e-secret-0123456789abcdefghijkl';
@@ -121,45 +130,6 @@ afterAll(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 }, 60_000);
 
-interface Answer {
-  headers: Headers;
-  body: { data?: any; errors?: { message: string; extensions?: Record<string, unknown> }[] };
-}
-
-/** How the client carries its session. */
-type Carrier = 'header' | 'cookie';
-
-interface Client {
-  carrier: Carrier;
-  session: string | undefined;
-  /** Its address, as the load balancer in front of the router writes it. */
-  address: string;
-}
-
-function headersOf(client: Client): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/graphql-response+json, application/json',
-    'x-forwarded-for': client.address,
-  };
-  if (client.session && client.carrier === 'header') headers['x-svc-sessionid'] = client.session;
-  if (client.session && client.carrier === 'cookie') headers.cookie = `svc_sessionid=${client.session}`;
-  return headers;
-}
-
-/** Takes a session change the way a client does: the header, or the cookie jar. */
-function keep(client: Client, headers: Headers) {
-  if (client.carrier === 'header') {
-    const id = headers.get('x-svc-sessionid');
-    if (id) client.session = id;
-    return;
-  }
-  for (const cookie of headers.getSetCookie()) {
-    const m = /^svc_sessionid=([^;]*)/.exec(cookie);
-    if (m) client.session = m[1] || undefined;
-  }
-}
-
 async function ask(target: Router | 'ours', client: Client, query: string, variables = {}): Promise<Answer> {
   const init = { method: 'POST', headers: headersOf(client), body: JSON.stringify({ query, variables }) };
   const response =
@@ -176,83 +146,6 @@ async function ask(target: Router | 'ours', client: Client, query: string, varia
   keep(client, response.headers);
   return { headers: response.headers, body };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
-
-/** What differs by request, not by router: correlation ids, generated ids and times. */
-function normalised(value: unknown, key?: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => normalised(v));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalised(v, k)]));
-  }
-  if (typeof value !== 'string') return value;
-  if (key === 'correlationId') return '<correlation id>';
-  if (UUID.test(value)) return '<uuid>';
-  if (ISO.test(value)) return '<time>';
-  return value;
-}
-
-const SCRIPT: { name: string; query: string; variables?: Record<string, unknown> }[] = [
-  {
-    name: 'signIn',
-    query: `mutation { signIn(input: { loginUsername: "demo", password: "demo", clientApplicationType: EXPLORER }) {
-      correlationId errors { type message } session { authenticated username userGroup clientApplicationType userGroups } } }`,
-  },
-  {
-    name: 'session',
-    query: '{ session { authenticated username userGroup clientApplicationType challengeName userGroups } }',
-  },
-  {
-    name: 'a page of assets',
-    query: `{ assets(profile: "well") { profile all(first: 5) {
-      pageInfo { hasNextPage endCursor }
-      edges { cursor node { id profile displayName properties(only: ["status", "depth"]) } } } } }`,
-  },
-  {
-    name: 'related',
-    query: `{ assets(profile: "facility") { all(first: 2) { edges { node { id
-      related(relationship: "wells") { __typename ... on AssetRelationshipMany { assets { id profile displayName } } }
-    } } } } }`,
-  },
-  {
-    name: 'issueSubject',
-    query: `{ assets(profile: "well") { byId(id: "W-100-1-1") { id
-      issueSubject { type reference assetReference { profile id asset { displayName } } issues { edges { node { displayName } } } }
-    } } }`,
-  },
-  {
-    name: 'issues',
-    query: `{ issues { all(first: 50) { edges { node { displayName status
-      subject { type reference assetReference { profile id asset { displayName } } } } } } } }`,
-  },
-  {
-    name: 'createIssue',
-    query: `mutation($input: CreateIssueInput!) { createIssue(input: $input) {
-      correlationId errors { type message }
-      issue { id displayName status audit { createdBy { userId } } subject { type reference assetReference { id } } } } }`,
-    variables: {
-      input: { displayName: 'Router check', subject: { type: 'asset', reference: 'well/W-100-1-2' } },
-    },
-  },
-  {
-    name: 'setSessionUserGroup',
-    query: `mutation { setSessionUserGroup(input: { userGroup: "demo-east" }) {
-      errors { type } session { authenticated username userGroup } } }`,
-  },
-  { name: 'session in the new group', query: '{ session { authenticated username userGroup } }' },
-  {
-    name: 'reauthenticate',
-    query: `mutation { reauthenticate(input: { password: "demo" }) {
-      errors { type } session { authenticated username userGroup } } }`,
-  },
-  {
-    name: 'assets of the new group',
-    query: '{ assets(profile: "well") { all(first: 3) { edges { node { id displayName } } } } }',
-  },
-  { name: 'signOut', query: 'mutation { signOut { errors { type } session { authenticated username } } }' },
-  { name: 'session after signOut', query: '{ session { authenticated username } }' },
-];
 
 describe.each(['hive-gateway', 'apollo-gateway'])('behind %s', (routerName) => {
   const router = () => routers.find((r) => r.name === routerName)!;

@@ -83,7 +83,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     };
     // The database a URL names is reached before the data dir is touched.
     if (given.databaseUrl) {
-      database = await openDatabase({ url: given.databaseUrl }, dbOptions);
+      database = await openDatabase(databaseTarget(given), dbOptions);
       await reachDatabase(database, given.databaseUrl);
     }
     // The data dir is used for the embedded database and, in demo, for the secret it keeps.

@@ -22,7 +22,7 @@ export interface ReadingBounds {
  * A reading outside `bounds` refuses the write, as `recordObservations` refuses it.
  */
 export async function writeObservations(
-  database: Pick<Database, 'pool' | 'engine'>,
+  database: Pick<Database, 'pool' | 'session' | 'engine'>,
   group: string,
   profile: EffectiveProfile,
   dataset: string,
@@ -38,7 +38,7 @@ export async function writeObservations(
   const months =
     database.engine === 'postgres'
       ? async (m: readonly string[]) => {
-          const client = new pg.Client(database.pool.options);
+          const client = new pg.Client(database.session.options);
           // A connection lost while waiting fails the import, not the process.
           client.on('error', () => {});
           await client.connect();
