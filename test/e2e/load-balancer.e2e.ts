@@ -1,0 +1,164 @@
+/**
+ * Three one-process servers on one PostgreSQL database behind Debian's HAProxy, configured as
+ * docs/deploy.md says (round robin, `x-forwarded-for`, `/readyz` checks): whatever process a
+ * request reaches, the session script of the router checks answers as through one process; a
+ * sign-out on one is refused by the others within a second; 25 concurrent wrong passwords spread
+ * over the three are checked at most 6 times (the account's backoff is counted in the database);
+ * and a user disabled from outside (as `assetql users disable` does) loses its session on all.
+ *
+ * Always on PostgreSQL: a new database on the server DATABASE_URL names, or on
+ * postgres://postgres@127.0.0.1:5432/postgres on PGlite runs.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/storage/database.ts';
+import { createUser, disableUser } from '../../src/subgraphs/auth/users.ts';
+import { type Balancer, startHaproxy } from '../helpers/haproxy.ts';
+import { lastOutput, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
+import { askAt, type Client, normalised, SCRIPT } from '../helpers/session-script.ts';
+
+const SECRET = 'balancer-e2e-secret-0123456789abcdefghijk';
+const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const PASSWORD = 'a long passphrase for the balancer test';
+
+let balancer: Balancer;
+let databaseName: string;
+let database: Database;
+let dataDir: string;
+const servers: Served[] = [];
+const output = () => `${servers.map((s) => lastOutput(s, 20)).join('\n')}\n--- haproxy:\n${balancer?.log()}`;
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const signIn = (username: string, password: string) =>
+  `mutation { signIn(input: { loginUsername: "${username}", password: "${password}", clientApplicationType: EXPLORER }) {
+    errors { type } session { authenticated } } }`;
+
+/** Polls `{ session }` as `client` at each of `urls` until none is signed in; the time it took. */
+async function refusedEverywhere(urls: string[], client: Client, withinMs: number): Promise<number> {
+  const started = Date.now();
+  const signedIn = new Set(urls);
+  while (signedIn.size > 0 && Date.now() - started < withinMs) {
+    for (const url of [...signedIn]) {
+      const r = await askAt(url, { ...client }, '{ session { authenticated } }');
+      if (r.body.data?.session?.authenticated === false) signedIn.delete(url);
+    }
+    if (signedIn.size > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+  expect([...signedIn], output()).toEqual([]);
+  return Date.now() - started;
+}
+
+beforeAll(async () => {
+  databaseName = `assetql_lb_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  await admin((c) => c.query(`create database ${databaseName}`));
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${databaseName}`;
+  dataDir = mkdtempSync(join(tmpdir(), 'aq-lb-'));
+  const env = serveEnv(SECRET, {
+    DATABASE_URL: url.toString(),
+    ASSETQL_DEMO_DATA: 'true',
+    // HAProxy is the one proxy in front: its x-forwarded-for names the client.
+    ASSETQL_TRUST_PROXY: '1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  });
+  const started = await Promise.allSettled(
+    ['a', 'b', 'c'].map((n) => serve(`server ${n}`, [], env, 120_000)),
+  );
+  for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
+  const failed = started.filter((s) => s.status === 'rejected').map((s) => String(s.reason));
+  expect(failed, failed.join('\n\n')).toEqual([]);
+  balancer = await startHaproxy(servers.map((s) => new URL(s.url)));
+  database = await openDatabase({ url: url.toString() });
+  for (const username of ['guessed', 'disabled'])
+    await createUser(database.db, SECRET, { username, groups: ['demo'], password: PASSWORD });
+}, 180_000);
+
+afterAll(async () => {
+  await database?.close();
+  await balancer?.close();
+  await Promise.all(servers.map((s) => stop(s.child)));
+  if (databaseName) await admin((c) => c.query(`drop database if exists ${databaseName} with (force)`));
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('three processes behind HAProxy', () => {
+  it.each(['header', 'cookie'] as const)(
+    'answer the session script carried by %s as one process does',
+    async (carrier) => {
+      const address = carrier === 'header' ? '203.0.113.20' : '203.0.113.21';
+      const balanced: Client = { carrier, session: undefined, address };
+      const direct: Client = { carrier, session: undefined, address: `${address}1` };
+      for (const step of SCRIPT) {
+        const through = await askAt(balancer.url, balanced, step.query, step.variables);
+        const one = await askAt(servers[0]!.url, direct, step.query, step.variables);
+        expect(through.body.errors, `${step.name}\n${output()}`).toBeUndefined();
+        expect(normalised(through.body), step.name).toEqual(normalised(one.body));
+      }
+      // The cleared cookie emptied the jar (a header client forgets its ID itself).
+      if (carrier === 'cookie') expect(balanced.session).toBeUndefined();
+    },
+    60_000,
+  );
+
+  it('refuse a session signed out on one of them within a second', async () => {
+    const client: Client = { carrier: 'header', session: undefined, address: '192.0.2.60' };
+    await askAt(servers[0]!.url, client, SCRIPT[0]!.query);
+    const id = client.session;
+    expect(id).toBeTruthy();
+    const others = servers.slice(1).map((s) => s.url);
+    for (const url of others)
+      expect(
+        (await askAt(url, { ...client }, '{ session { authenticated } }')).body.data.session.authenticated,
+      ).toBe(true);
+    await askAt(servers[0]!.url, client, 'mutation { signOut { errors { type } } }');
+    expect(await refusedEverywhere(others, { ...client, session: id }, 3_000)).toBeLessThan(1_000);
+  });
+
+  it('check at most 6 of 25 concurrent wrong passwords spread over the three', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        askAt(
+          servers[i % 3]!.url,
+          // Each from an address of its own: the account's backoff, not an address's limit, is shown.
+          { carrier: 'header', session: undefined, address: `198.51.100.${100 + i}` },
+          signIn('guessed', `wrong guess ${i}`),
+        ),
+      ),
+    );
+    const types = answers.map((a) => a.body.data?.signIn?.errors?.[0]?.type ?? JSON.stringify(a.body));
+    const checked = types.filter((t) => t === 'NOT_AUTHORIZED').length;
+    expect(
+      types.filter((t) => t !== 'NOT_AUTHORIZED' && t !== 'LIMIT_EXCEEDED'),
+      output(),
+    ).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(1);
+    expect(checked).toBeLessThanOrEqual(6);
+  });
+
+  it('end a disabled user’s session on all three', async () => {
+    const client: Client = { carrier: 'header', session: undefined, address: '192.0.2.70' };
+    const r = await askAt(servers[1]!.url, client, signIn('disabled', PASSWORD));
+    expect(r.body.data.signIn.errors, JSON.stringify(r.body)).toEqual([]);
+    const urls = servers.map((s) => s.url);
+    for (const url of urls)
+      expect(
+        (await askAt(url, { ...client }, '{ session { authenticated } }')).body.data.session.authenticated,
+      ).toBe(true);
+    // From outside the three, as `assetql users disable` does.
+    expect((await disableUser(database.db, 'disabled')).sessionsEnded).toBe(1);
+    expect(await refusedEverywhere(urls, client, 3_000)).toBeLessThan(1_000);
+  });
+});
