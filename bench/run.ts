@@ -20,6 +20,7 @@ import { type HostileBenchResult, hostileBench, hostileMarkdown } from './hostil
 import { cpus } from './lib.ts';
 import { peersChart } from './peers/chart.ts';
 import { type PeersResult, peersBench, peersMarkdown } from './peers.ts';
+import { type ScaleBenchResult, scaleBench, scaleMarkdown } from './scale.ts';
 import { type SoakResult, soakBench, soakMarkdown } from './soak.ts';
 import { type StartBenchResult, startBench, startMarkdown } from './start.ts';
 import { type TelemetryBenchResult, telemetryBench, telemetryMarkdown } from './telemetry.ts';
@@ -123,6 +124,13 @@ if (wanted('start')) {
   sections.push(startMarkdown(r));
 }
 
+if (wanted('scale')) {
+  process.stderr.write('bench: scale…\n');
+  const r = await scaleBench({ quick, smoke });
+  results.scale = r;
+  sections.push(scaleMarkdown(r));
+}
+
 if (wanted('peers')) {
   process.stderr.write('bench: peers…\n');
   const r = await peersBench({ quick, smoke });
@@ -160,6 +168,7 @@ const markdown: Record<string, (r: never) => string> = {
   gc: gcMarkdown,
   hostile: hostileMarkdown,
   start: startMarkdown,
+  scale: scaleMarkdown,
   soak: soakMarkdown,
 };
 writeFileSync(latest, `${JSON.stringify(merged, null, 2)}\n`);
@@ -217,6 +226,11 @@ function smokeProblems(r: typeof results): string[] {
     problems.push(
       `events: webhooks delivered ${hooks.delivered} of ${hooks.changes}, ${hooks.duplicates} duplicated, ${hooks.unverified} not verified`,
     );
+  const scale = r.scale as ScaleBenchResult | undefined;
+  if (scale?.skipped) problems.push(`scale skipped: ${scale.skipped}`);
+  for (const [setup, c] of Object.entries(scale?.cells ?? {}))
+    if (c.failures || c.rps === 0)
+      problems.push(`scale ${setup}: ${c.failures} failed requests of ${c.rps} req/s`);
   const gc = r.gc as GcBenchResult | undefined;
   if (gc?.skipped) problems.push(`gc skipped: ${gc.skipped}`);
   if (gc && !gc.skipped && !(gc.service && gc.gateway)) problems.push('gc: the service was not measured');

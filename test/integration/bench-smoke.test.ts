@@ -29,6 +29,7 @@ describe('the benchmarks’ smoke run', () => {
       'gcBench',
       'hostileBench',
       'peersBench',
+      'scaleBench',
       'soakBench',
       'startBench',
       'telemetryBench',
