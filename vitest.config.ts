@@ -21,7 +21,19 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          // The files run one after another in a worker's one process (not isolated): each
+          // imported the whole app again, some 3-6 s of a core per file and a fifth of the suite's
+          // CPU. They share nothing but the modules: each makes its own database and apps, sets
+          // no environment and mocks nothing; a helper module that keeps state (the filters'
+          // harness) starts it afresh in each file's beforeAll.
+          isolate: false,
+        },
+      },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.e2e.ts', 'test/e2e/**/*.test.ts'] } },
     ],
   },

@@ -102,6 +102,10 @@ export async function agree(profileName: string, filter: AssetFilterInput, label
 /** The filters' database: profiles and assets of two groups, and the reference rows as stored. */
 export function useFilterDatabase(): void {
   beforeAll(async () => {
+    // What an earlier file of the same worker left (the files share this module's instance).
+    profilesByName.clear();
+    rows.clear();
+    Object.assign(stats, { filters: 0, nonTrivial: 0, matched: 0, candidates: 0 });
     database = await freshDatabase();
     const db = database.db;
     const documents = { well: wellDocument, facility: facilityDocument };
