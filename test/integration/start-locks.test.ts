@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
 import { LOCKS, withAdvisoryLock } from '../../src/storage/locks.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -49,5 +49,32 @@ describe.skipIf(!process.env.DATABASE_URL)('the start-up lock on PostgreSQL', ()
     expect(order).toEqual(['first starts', 'first ends', 'second runs']);
     // A statement that runs past it is still cancelled on that pool.
     await expect(sql`select pg_sleep(1)`.execute(other.db)).rejects.toThrow(/statement timeout/);
+  });
+
+  it('says on stderr, try after try, which connection holds it, and is not kept when the commit fails', async () => {
+    const said: string[] = [];
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      said.push(String(chunk));
+      return true;
+    });
+    try {
+      const holder = await database.pool.connect();
+      await holder.query(`set application_name = 'the holder'`);
+      await holder.query('select pg_advisory_lock($1, $2)', [0x61716c, LOCKS.migrations]);
+      const waiting = withAdvisoryLock(other.db, LOCKS.migrations, async () => 'ran', { sliceSeconds: 0.3 });
+      await new Promise((r) => setTimeout(r, 1_000));
+      await holder.query('select pg_advisory_unlock($1, $2)', [0x61716c, LOCKS.migrations]);
+      holder.release();
+      expect(await waiting).toBe('ran');
+    } finally {
+      write.mockRestore();
+    }
+    const lines = said.filter((l) => l.includes('start-up lock migrations'));
+    expect(lines.length, said.join('')).toBeGreaterThanOrEqual(2);
+    expect(lines[0]).toMatch(
+      /^assetql: waiting \d+ s for the start-up lock migrations, held by PostgreSQL backend \d+ \(the holder, from /,
+    );
+    // Let go: the next one takes it at once, with nothing said.
+    expect(await withAdvisoryLock(database.db, LOCKS.migrations, async () => 'again')).toBe('again');
   });
 });
