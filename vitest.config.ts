@@ -32,6 +32,8 @@ export default defineConfig({
           // no environment and mocks nothing; a helper module that keeps state (the filters'
           // harness) starts it afresh in each file's beforeAll.
           isolate: false,
+          // Fails a file whose statements reach a tenant table without its user_group.
+          setupFiles: ['test/helpers/tenant-scope-setup.ts'],
         },
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.e2e.ts', 'test/e2e/**/*.test.ts'] } },

@@ -254,6 +254,7 @@ async function recomputeBuckets(exec: Exec, series: readonly string[], ats: read
  * Deletes the readings and rollups of the series `seriesSql` selects (`id`, `dataset`), and takes
  * the observations they held off their datasets' counters. The series rows stay (ids are
  * remembered by processes; an asset made again with the same id takes its series back).
+ * `params` begin with the group and the profile (`$1`, `$2`), which `seriesSql` narrows to too.
  */
 export async function forgetReadings(
   exec: Exec,
@@ -267,7 +268,8 @@ export async function forgetReadings(
        returning s.dataset, r.series, r.at),
      per as (
        select dataset, count(*) as n from (
-         select distinct g.dataset, o.asset_id, g.at from gone g join observation_series o on o.id = g.series) d
+         select distinct g.dataset, o.asset_id, g.at from gone g
+           join observation_series o on o.user_group = $1 and o.id = g.series) d
        group by dataset),
      h as (delete from observation_rollups_hour r using s where r.series = s.id),
      d as (delete from observation_rollups_day r using s where r.series = s.id)
