@@ -231,6 +231,44 @@ export type AssetInput = {
   properties?: InputMaybe<Scalars['JSONObject']['input']>;
 };
 
+/**
+ * The assets of one cell of a viewport's grid. Each asset counts once, in the cell of the centre of
+ * its bounding box; a line or polygon whose centre lies outside the viewport counts in the nearest
+ * cell of the viewport (assetql addition).
+ */
+export type AssetMapCluster = {
+  __typename?: 'AssetMapCluster';
+  /** `[minLongitude, minLatitude, maxLongitude, maxLatitude]`: the union of the assets' bounding boxes. */
+  bbox: Array<Scalars['Float']['output']>;
+  /** `[longitude, latitude]`: the mean of the assets' box centres, kept within the cell's part of the viewport. */
+  centroid: Array<Scalars['Float']['output']>;
+  count: Scalars['Int']['output'];
+  /** The cell as `gridLevel/x/y`, x from the west and y from the north, as web map tiles are named. */
+  key: Scalars['String']['output'];
+};
+
+/** What a map viewport shows: the assets themselves, or their clusters on a grid (assetql addition). */
+export type AssetMapViewport = {
+  __typename?: 'AssetMapViewport';
+  /** The viewport asked for, `[minLongitude, minLatitude, maxLongitude, maxLatitude]`. */
+  bbox: Array<Scalars['Float']['output']>;
+  /** True when the viewport holds more than `limit` assets: `clusters` has them, `features` is empty. */
+  clustered: Scalars['Boolean']['output'];
+  /** The grid's cells that hold assets, north to south and west to east, when there are more than `limit`; else empty. */
+  clusters: Array<AssetMapCluster>;
+  /** How many assets the viewport holds, the filter applied; exact, clustered or not. */
+  count: Scalars['Int']['output'];
+  /** The assets, in order of id, when there are at most `limit`; else empty. */
+  features: Array<Asset>;
+  /**
+   * The level of the clusters' grid: Web Mercator cells, 2^gridLevel across the world, normally
+   * zoom + 2 (64-pixel cells), coarser where the viewport would span more than `limit` cells. Null
+   * when not clustered.
+   */
+  gridLevel: Maybe<Scalars['Int']['output']>;
+  zoom: Scalars['Int']['output'];
+};
+
 export type AssetMutationError = {
   __typename?: 'AssetMutationError';
   message: Scalars['String']['output'];
@@ -696,6 +734,15 @@ export type Assets = {
   all: AssetsConnection;
   assetProfile: Maybe<AssetProfile>;
   byId: Maybe<Asset>;
+  /**
+   * What a map of the assets shows in a viewport, `filter` applied (docs/schema.md §6): the assets
+   * whose geometry's bounding box meets `bbox`, each one when there are at most `limit`, else their
+   * counts per cell of a grid of about 64 pixels at `zoom`, computed by the server. `bbox` is
+   * `[minLongitude, minLatitude, maxLongitude, maxLatitude]`, within -180..180 and -90..90, not
+   * across the antimeridian; `zoom` is the map's zoom level, 0-22 (the world 256·2^zoom pixels
+   * across); `limit` 1-2000, by default 1000. A request asks at most 10 viewports (assetql addition).
+   */
+  mapViewport: AssetMapViewport;
   profile: Scalars['ID']['output'];
 };
 
@@ -711,6 +758,14 @@ export type AssetsAllArgs = {
 
 export type AssetsByIdArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type AssetsMapViewportArgs = {
+  bbox: Array<Scalars['Float']['input']>;
+  filter?: InputMaybe<AssetFilter>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  zoom: Scalars['Int']['input'];
 };
 
 export type AssetsConnection = {
@@ -1369,6 +1424,8 @@ export type ResolversTypes = ResolversObject<{
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   AssetGeometryPredicate: AssetGeometryPredicate;
   AssetInput: AssetInput;
+  AssetMapCluster: ResolverTypeWrapper<AssetMapCluster>;
+  AssetMapViewport: ResolverTypeWrapper<Omit<AssetMapViewport, 'features'> & { features: Array<ResolversTypes['Asset']> }>;
   AssetMutationError: ResolverTypeWrapper<AssetMutationError>;
   AssetProfile: ResolverTypeWrapper<EffectiveProfile>;
   AssetProfileAssetConversionConfiguration: ResolverTypeWrapper<ConversionRow>;
@@ -1480,6 +1537,8 @@ export type ResolversParentTypes = ResolversObject<{
   Float: Scalars['Float']['output'];
   AssetGeometryPredicate: AssetGeometryPredicate;
   AssetInput: AssetInput;
+  AssetMapCluster: AssetMapCluster;
+  AssetMapViewport: Omit<AssetMapViewport, 'features'> & { features: Array<ResolversParentTypes['Asset']> };
   AssetMutationError: AssetMutationError;
   AssetProfile: EffectiveProfile;
   AssetProfileAssetConversionConfiguration: ConversionRow;
@@ -1621,6 +1680,23 @@ export type AssetFilterMutationResultResolvers<ContextType = AssetsContext, Pare
   assetFilter?: Resolver<Maybe<ResolversTypes['AssetSelectionFilter']>, ParentType, ContextType>;
   correlationId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['AssetMutationError']>, ParentType, ContextType>;
+}>;
+
+export type AssetMapClusterResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetMapCluster'] = ResolversParentTypes['AssetMapCluster']> = ResolversObject<{
+  bbox?: Resolver<Array<ResolversTypes['Float']>, ParentType, ContextType>;
+  centroid?: Resolver<Array<ResolversTypes['Float']>, ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type AssetMapViewportResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetMapViewport'] = ResolversParentTypes['AssetMapViewport']> = ResolversObject<{
+  bbox?: Resolver<Array<ResolversTypes['Float']>, ParentType, ContextType>;
+  clustered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  clusters?: Resolver<Array<ResolversTypes['AssetMapCluster']>, ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  features?: Resolver<Array<ResolversTypes['Asset']>, ParentType, ContextType>;
+  gridLevel?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  zoom?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type AssetMutationErrorResolvers<ContextType = AssetsContext, ParentType extends ResolversParentTypes['AssetMutationError'] = ResolversParentTypes['AssetMutationError']> = ResolversObject<{
@@ -1841,6 +1917,7 @@ export type AssetsResolvers<ContextType = AssetsContext, ParentType extends Reso
   all?: Resolver<ResolversTypes['AssetsConnection'], ParentType, ContextType, Partial<AssetsAllArgs>>;
   assetProfile?: Resolver<Maybe<ResolversTypes['AssetProfile']>, ParentType, ContextType>;
   byId?: Resolver<Maybe<ResolversTypes['Asset']>, ParentType, ContextType, RequireFields<AssetsByIdArgs, 'id'>>;
+  mapViewport?: Resolver<ResolversTypes['AssetMapViewport'], ParentType, ContextType, RequireFields<AssetsMapViewportArgs, 'bbox' | 'zoom'>>;
   profile?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 }>;
 
@@ -2059,6 +2136,8 @@ export type Resolvers<ContextType = AssetsContext> = ResolversObject<{
   AssetEdge?: AssetEdgeResolvers<ContextType>;
   AssetFilterDownloadMutationResult?: AssetFilterDownloadMutationResultResolvers<ContextType>;
   AssetFilterMutationResult?: AssetFilterMutationResultResolvers<ContextType>;
+  AssetMapCluster?: AssetMapClusterResolvers<ContextType>;
+  AssetMapViewport?: AssetMapViewportResolvers<ContextType>;
   AssetMutationError?: AssetMutationErrorResolvers<ContextType>;
   AssetProfile?: AssetProfileResolvers<ContextType>;
   AssetProfileAssetConversionConfiguration?: AssetProfileAssetConversionConfigurationResolvers<ContextType>;

@@ -38,6 +38,8 @@ export interface AssetsTable {
   /** When each key of `observation` was observed (ISO text): late, older values never win. */
   observation_at: Json<Record<string, string> | null> | null;
   geometry: Json<Record<string, unknown> | null> | null;
+  /** asset_bbox(geometry), kept by the database (a generated column): never written. */
+  geometry_box: ColumnType<string | null, never, never>;
   /** `properties` restricted to the profile's lookup names; null when none (assets/lookup.ts). */
   lookup: Json<Record<string, unknown> | null> | null;
   display_name: string;

@@ -14,8 +14,9 @@ const VERTICES_PATH = sql.lit(
   'strict $.** ? (@.type() == "object" && exists(@.coordinates)).coordinates.** ? (@.type() == "array" && @[0].type() == "number" && @[1].type() == "number")',
 );
 
+/** `geometry_box` is asset_bbox(geometry), stored, under the GiST index assets_geometry_bbox. */
 function boxOverlaps(alias: string, minLon: number, minLat: number, maxLon: number, maxLat: number): Sql {
-  return sql`(asset_bbox(${column(alias, 'geometry')}) && box(point(${minLon}::float8, ${minLat}::float8), point(${maxLon}::float8, ${maxLat}::float8)))`;
+  return sql`(${column(alias, 'geometry_box')} && box(point(${minLon}::float8, ${minLat}::float8), point(${maxLon}::float8, ${maxLat}::float8)))`;
 }
 
 /**

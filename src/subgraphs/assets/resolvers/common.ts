@@ -53,7 +53,7 @@ export async function allProfiles(ctx: AssetsContext): Promise<Map<string, Effec
  * Compiles an AssetFilter for `profile`; an invalid one is a BAD_USER_INPUT error naming the
  * offending path. Relationship predicates may reach any profile of the group, so all load.
  */
-async function compiledFilter(ctx: AssetsContext, profile: string, filter: unknown) {
+export async function compiledFilter(ctx: AssetsContext, profile: string, filter: unknown) {
   const { userGroup } = tenant(ctx);
   const all = await allProfiles(ctx);
   const target = all.get(profile);

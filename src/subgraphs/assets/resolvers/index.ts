@@ -3,6 +3,7 @@ import { exportResolvers } from '../exports/resolvers.ts';
 import { assetQueries, assetResolvers } from './assets.ts';
 import { conversionMutations, conversionResolvers } from './conversions.ts';
 import { filterMutations, filterQueries, filterResolvers } from './filters.ts';
+import { mapViewport } from './map.ts';
 import { profileMutations, profileQueries, profileResolvers } from './profiles.ts';
 import { stamped } from './stamped.ts';
 import { observationSeriesResolvers, telemetryAssetResolvers, telemetryMutations } from './telemetry.ts';
@@ -29,6 +30,7 @@ export const resolvers: Resolvers = {
   }),
   ...profileResolvers,
   ...assetResolvers,
+  Assets: { ...assetResolvers.Assets, mapViewport },
   Asset: { ...assetResolvers.Asset, ...telemetryAssetResolvers },
   ObservationSeries: observationSeriesResolvers,
   ...filterResolvers,
