@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AssetsBenchResult, assetsBench, assetsMarkdown } from './assets.ts';
 import { type AuthBenchResult, authBench, authMarkdown } from './auth.ts';
+import { type ConsoleBenchResult, consoleBench, consoleMarkdown } from './console.ts';
 import { type EventsBenchResult, eventsBench, eventsMarkdown } from './events.ts';
 import { exportsBench, exportsMarkdown } from './exports.ts';
 import { type GcBenchResult, gcBench, gcMarkdown } from './gc.ts';
@@ -131,6 +132,13 @@ if (wanted('scale')) {
   sections.push(scaleMarkdown(r));
 }
 
+if (wanted('console')) {
+  process.stderr.write('bench: console…\n');
+  const r = await consoleBench({ quick, smoke });
+  results.console = r;
+  sections.push(consoleMarkdown(r));
+}
+
 if (wanted('peers')) {
   process.stderr.write('bench: peers…\n');
   const r = await peersBench({ quick, smoke });
@@ -168,6 +176,7 @@ const markdown: Record<string, (r: never) => string> = {
   gc: gcMarkdown,
   hostile: hostileMarkdown,
   start: startMarkdown,
+  console: consoleMarkdown,
   scale: scaleMarkdown,
   soak: soakMarkdown,
 };
@@ -226,11 +235,6 @@ function smokeProblems(r: typeof results): string[] {
     problems.push(
       `events: webhooks delivered ${hooks.delivered} of ${hooks.changes}, ${hooks.duplicates} duplicated, ${hooks.unverified} not verified`,
     );
-  const scale = r.scale as ScaleBenchResult | undefined;
-  if (scale?.skipped) problems.push(`scale skipped: ${scale.skipped}`);
-  for (const [setup, c] of Object.entries(scale?.cells ?? {}))
-    if (c.failures || c.rps === 0)
-      problems.push(`scale ${setup}: ${c.failures} failed requests of ${c.rps} req/s`);
   const gc = r.gc as GcBenchResult | undefined;
   if (gc?.skipped) problems.push(`gc skipped: ${gc.skipped}`);
   if (gc && !gc.skipped && !(gc.service && gc.gateway)) problems.push('gc: the service was not measured');
@@ -254,6 +258,15 @@ function smokeProblems(r: typeof results): string[] {
   if (start && start.restRssMb > 300)
     problems.push(`start: ${start.restRssMb} MB resident at rest (at most 300)`);
   if (start && !(start.restRssMb > 0)) problems.push('start: memory at rest not measured');
+  const scale = r.scale as ScaleBenchResult | undefined;
+  if (scale?.skipped) problems.push(`scale skipped: ${scale.skipped}`);
+  for (const [setup, c] of Object.entries(scale?.cells ?? {}))
+    if (c.failures || c.rps === 0)
+      problems.push(`scale ${setup}: ${c.failures} failed requests of ${c.rps} req/s`);
+  const consoleRun = r.console as ConsoleBenchResult | undefined;
+  for (const p of consoleRun?.problems ?? []) problems.push(`console: ${p}`);
+  if (consoleRun && !(consoleRun.map.firstDrawMs > 0 && consoleRun.pans.length === 3))
+    problems.push('console: the map was not measured');
   const peers = r.peers as PeersResult | undefined;
   if (peers?.skipped) problems.push(`peers skipped: ${peers.skipped}`);
   for (const [system, cells] of Object.entries(peers?.cells ?? {}))

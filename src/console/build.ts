@@ -1,5 +1,5 @@
 // The web console's files, made from its sources (src/console/app/): the app bundled by esbuild
-// into one script, its stylesheet and page as they are, and the licences of the packages the
+// into one script, its stylesheets joined into one, its page as it is, and the licences of the packages the
 // bundle holds. Build time only: `scripts/build.ts` writes them into the build beside the module
 // that serves them (src/gateway/console/static/), and a server run from the sources makes them
 // in memory on first use. esbuild and the bundled packages are development dependencies: neither
@@ -13,6 +13,9 @@ const app = join(import.meta.dirname, 'app');
 /** The files the console serves, by name: what `src/gateway/console/index.ts` lists. */
 export const CONSOLE_FILES = ['index.html', 'console.js', 'console.css', 'licenses.txt'] as const;
 export type ConsoleFile = (typeof CONSOLE_FILES)[number];
+
+/** The stylesheets of src/console/app/, in order, served as the one console.css: the console's, the views'. */
+const STYLESHEETS = ['console.css', 'views.css'];
 
 export interface ConsoleBuildOptions {
   /** Minified, for a build; readable with an inline source map when served from the sources. */
@@ -42,7 +45,7 @@ export async function consoleFiles(options: ConsoleBuildOptions): Promise<Record
   return {
     'index.html': readFileSync(join(app, 'index.html')),
     'console.js': script.contents,
-    'console.css': readFileSync(join(app, 'console.css')),
+    'console.css': Buffer.concat(STYLESHEETS.map((name) => readFileSync(join(app, name)))),
     'licenses.txt': new TextEncoder().encode(licences(Object.keys(result.metafile.inputs))),
   };
 }

@@ -24,6 +24,7 @@ describe('the benchmarks’ smoke run', () => {
     expect(scenarios.sort()).toEqual([
       'assetsBench',
       'authBench',
+      'consoleBench',
       'eventsBench',
       'exportsBench',
       'gcBench',

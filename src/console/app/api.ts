@@ -101,6 +101,49 @@ export class Api {
     }
     return body.data;
   }
+
+  /**
+   * Opens a subscription over GraphQL over SSE (distinct connections mode): the same POST, asking
+   * for `text/event-stream`, and the stream's body as it arrives. A refusal answered as JSON
+   * instead throws as {@link request} does; the abort of `signal` ends the stream.
+   */
+  async stream(
+    query: string,
+    variables: Variables,
+    signal: AbortSignal,
+  ): Promise<ReadableStream<Uint8Array>> {
+    let response: Response;
+    try {
+      response = await this.#fetch(this.#endpoint, {
+        method: 'POST',
+        credentials: 'same-origin',
+        cache: 'no-store',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query, variables }),
+        signal,
+      });
+    } catch (e) {
+      if (isAbort(e)) throw e;
+      throw new ApiError('The server could not be reached for live updates.', 'NETWORK');
+    }
+    if (response.ok && response.body && response.headers.get('content-type')?.startsWith('text/event-stream'))
+      return response.body;
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    let body: { errors?: GraphQLError[] } = {};
+    try {
+      body = (await response.json()) as typeof body;
+    } catch (e) {
+      if (isAbort(e)) throw e;
+    }
+    const errors = body.errors ?? [];
+    if (errors.some((e) => e.extensions?.code === 'UNAUTHENTICATED')) throw new SessionEndedError();
+    const code = errors[0]?.extensions?.code;
+    throw new ApiError(
+      errors[0]?.message ?? `The server answered ${response.status} without an event stream.`,
+      typeof code === 'string' ? code : `HTTP_${response.status}`,
+      requestId,
+    );
+  }
 }
 
 /**

@@ -2,17 +2,21 @@
 // Whatever a page asks, an answer that the session has ended brings the sign-in back, saying so,
 // and signing in again returns to the same place.
 import { type Api, ApiError, describe, isAbort, payloadError, SessionEndedError } from './api.ts';
+import { AssetView } from './asset-page.ts';
 import { AssetsView } from './assets-view.ts';
 import { type DeviceKeys, type RawSession, type SessionInfo, sessionInfo } from './auth.ts';
 import type { Preferences } from './columns.ts';
 import { DataCache } from './data.ts';
 import * as documents from './documents.ts';
 import { focus, h, say } from './dom.ts';
+import { MapView } from './map-view.ts';
 import { ProfilesView } from './profiles-view.ts';
 import { href, parseRoute, type Route } from './router.ts';
 import { quiet, renderShell, type Shell } from './shell.ts';
 import { showSignIn } from './sign-in-view.ts';
 import type { View, ViewContext } from './view.ts';
+import { ViewsList } from './views-list.ts';
+import { ViewPage } from './views-page.ts';
 
 export interface ConsoleOptions {
   root: HTMLElement;
@@ -129,6 +133,14 @@ export class ConsoleApp {
         return new ProfilesView(ctx);
       case 'assets':
         return new AssetsView(ctx, route);
+      case 'views':
+        return new ViewsList(ctx, route.profile);
+      case 'view':
+        return new ViewPage(ctx, route);
+      case 'asset':
+        return new AssetView(ctx, route);
+      case 'map':
+        return new MapView(ctx, route);
       case 'not-found': {
         const heading = h('h1', { tabindex: -1 }, 'Nothing here');
         ctx.main.replaceChildren(

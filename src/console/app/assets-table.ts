@@ -1,5 +1,6 @@
 // A page of a profile's assets as a table: the display name (with its second line) as each row's
 // header, the id, then the properties the reader chose; and the chooser of those properties.
+import { assetHref } from './asset-route.ts';
 import type { ProfileDetail } from './data.ts';
 import { h } from './dom.ts';
 import { columnLabel, formatValue, numeric, type PropertyDefinition } from './format.ts';
@@ -24,11 +25,15 @@ export function assetsTable(profile: ProfileDetail, columns: readonly string[], 
   const body = rows.map((asset) =>
     h(
       'tr',
-      null,
+      { 'data-id': asset.id },
       h(
         'th',
         { scope: 'row' },
-        h('span', { class: 'name' }, asset.displayName),
+        h(
+          'a',
+          { class: 'name', href: assetHref({ profile: profile.profile, id: asset.id }) },
+          asset.displayName,
+        ),
         asset.secondaryDisplayName ? h('span', { class: 'secondary' }, asset.secondaryDisplayName) : null,
       ),
       h('td', null, h('code', null, asset.id)),

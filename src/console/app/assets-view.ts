@@ -7,11 +7,15 @@ import { loadColumns, saveColumns } from './columns.ts';
 import type { ProfileDetail } from './data.ts';
 import * as documents from './documents.ts';
 import { focus, h, present, regainFocus } from './dom.ts';
+import { exportPanel } from './exports.ts';
 import { currentFilter, filtersOf, type SavedFilter, subProfilesInput } from './filters.ts';
 import { type FilterToSave, filtersPanel } from './filters-panel.ts';
 import { pageText } from './format.ts';
+import { type LiveList, liveList } from './list-live.ts';
+import { mapHref } from './map-route.ts';
 import { type AssetsQuery, assetsRoute, normaliseSearch, PAGE_SIZES, type Route } from './router.ts';
 import type { View, ViewContext } from './view.ts';
+import { viewsHref } from './views-route.ts';
 
 /** Which page to ask for: forwards from a cursor, or backwards from one. */
 type PageRequest = { first: number; after?: string } | { last: number; before: string };
@@ -46,6 +50,8 @@ export class AssetsView implements View {
   readonly #previous = h('button', { type: 'button', id: 'previous-page', disabled: true }, 'Previous page');
   readonly #next = h('button', { type: 'button', id: 'next-page', disabled: true }, 'Next page');
   readonly #panel = h('div', { class: 'side' });
+  /** The profile's asset changes, followed while the page is open (its signal ends them). */
+  readonly #live: LiveList;
 
   constructor(ctx: ViewContext, route: Extract<Route, { name: 'assets' }>) {
     this.#ctx = ctx;
@@ -58,6 +64,9 @@ export class AssetsView implements View {
     focus(this.#heading);
     this.#previous.addEventListener('click', () => this.#turn('previous'));
     this.#next.addEventListener('click', () => this.#turn('next'));
+    this.#live = liveList(ctx, route.profile, this.#region, () =>
+      this.#fetch(this.#page?.request ?? { first: this.#query.size }, this.#page?.start ?? 0),
+    );
     void this.#open();
   }
 
@@ -75,6 +84,7 @@ export class AssetsView implements View {
   async #open(): Promise<void> {
     const ctx = this.#ctx;
     try {
+      const followed = this.#live.begin();
       const [detail, filters] = await Promise.all([ctx.data.profile(this.#profile), ctx.data.filters()]);
       if (this.#ctx.signal.aborted) return;
       if (!detail) {
@@ -115,18 +125,37 @@ export class AssetsView implements View {
           { class: 'lead' },
           'Profile ',
           h('code', null, detail.profile),
-          ', its assets in order of id.',
+          ', its assets in order of id; ',
+          h('a', { href: viewsHref({ name: 'views', profile: detail.profile }) }, 'its views'),
+          '.',
         ),
         h(
           'div',
           { class: 'browse' },
-          h('div', { class: 'list' }, this.#toolbar(detail), this.#summary, this.#region, this.#pager()),
+          h(
+            'div',
+            { class: 'list' },
+            this.#toolbar(detail),
+            this.#summary,
+            this.#region,
+            this.#pager(),
+            this.#live.status,
+            exportPanel(ctx, detail, () => ({
+              filter: currentFilter(this.#applied?.filter, this.#query.search),
+              columns: this.#columns,
+              page: this.#page?.page ?? null,
+              filterName: this.#applied?.displayName ?? null,
+              search: this.#query.search,
+            })),
+          ),
           this.#panel,
         ),
       );
       regainFocus(this.#heading);
       this.#drawPanel();
+      await followed;
       await this.#fetch({ first: this.#query.size }, 0);
+      this.#live.start();
     } catch (e) {
       ctx.fail(e);
     }
@@ -200,7 +229,16 @@ export class AssetsView implements View {
       form,
       h('div', { class: 'size' }, h('label', { for: 'page-size' }, 'Rows per page'), size),
       columns,
+      h('a', { id: 'map-link', class: 'map-link', href: this.#mapHref() }, 'Show on a map'),
     );
+  }
+
+  /** The map of the same search and filter. */
+  #mapHref(): string {
+    return mapHref({
+      profile: this.#profile,
+      query: { search: this.#query.search, filter: this.#query.filter },
+    });
   }
 
   /** The toolbar's controls as the route says (after Back, or a saved filter applied). */
@@ -211,6 +249,8 @@ export class AssetsView implements View {
     if (search && search.value.trim() !== this.#query.search) search.value = this.#query.search;
     if (clear) clear.hidden = !this.#query.search;
     if (size) size.value = String(this.#query.size);
+    const map = this.#ctx.main.querySelector<HTMLAnchorElement>('#map-link');
+    if (map) map.href = this.#mapHref();
   }
 
   #go(change: Partial<AssetsQuery>, announcement?: string): void {

@@ -74,3 +74,41 @@ export const FILTERS = `query ConsoleFilters {
 export const CREATE_FILTER = `mutation ConsoleCreateFilter($input: CreateAssetFilterInput!) {
   createAssetFilter(input: $input) { errors { type message } assetFilter { id displayName } }
 }`;
+
+// Views (views-page.ts): a view configuration whole, as it is shown and saved. What a view's
+// widgets read of an asset depends on its widgets: view-data.ts writes that query.
+const VIEW_FIELDS = `id name version
+  map { layers { id name visible labelProperty styleProperty styleColors filter } }
+  layouts { mediaType widgets { id name widget settings layout { x y w h } } }`;
+
+/** A profile's view configurations, with the relationships their widgets may follow. */
+export const VIEWS = `query ConsoleViews($profile: ID!) {
+  assetProfiles { byId(profile: $profile) {
+    profile title relationships { relationship title profile type }
+    viewConfigurations { ${VIEW_FIELDS} }
+  } }
+}`;
+
+/** One view configuration as stored now (after a refused save). */
+export const VIEW = `query ConsoleView($profile: ID!, $view: ID!) {
+  assetProfiles { byId(profile: $profile) { viewConfiguration(id: $view) { ${VIEW_FIELDS} } } }
+}`;
+
+/** Replaces one media type's widgets, if the view is still at `ifVersion`. */
+export const SAVE_LAYOUT = `mutation ConsoleSaveLayout($input: UpdateAssetProfileViewLayoutInput!) {
+  updateAssetProfileViewLayout(input: $input) { errors { type message } viewConfiguration { ${VIEW_FIELDS} } }
+}`;
+
+/** The first 100 assets (of a search) to choose the one a view shows. */
+export const VIEW_ASSETS = `query ConsoleViewAssets($profile: ID!, $filter: AssetFilter) {
+  assets(profile: $profile) { all(first: 100, filter: $filter) { edges { node { id displayName } } } }
+}`;
+
+/** A signed link to a CSV or XLSX of the assets under a filter (docs/exports.md). */
+export const EXPORT_LINK = `query ConsoleExport(
+  $profile: ID!, $properties: [String!], $isExcel: Boolean, $filter: AssetFilter, $name: String
+) {
+  assetProfiles { byId(profile: $profile) {
+    assetsExport(properties: $properties, isExcel: $isExcel, filter: $filter) { csvFileDownloadUrl(exportName: $name) }
+  } }
+}`;

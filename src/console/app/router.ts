@@ -6,11 +6,14 @@
 //   #/profiles                          the group's asset profiles
 //   #/profiles/:profile?search=&filter=&size=
 //                                        a profile's assets: search, saved filter, page size
-// Left for the later slices of the console (issue #40), each a route and a view of its own:
-//   #/profiles/:profile/map?…           the filtered assets on a map, clustered by the server
-//   #/assets/:profile/:id               an asset's page: properties, observations, relations, history
-//   #/profiles/:profile/views/:view     a view configuration's layout by media type
+//   #/profiles/:profile/assets/:id      an asset's page (asset-route.ts)
+//   #/profiles/:profile/map?…           the filtered assets on a map, clustered by the server (map-route.ts)
+//   #/profiles/:profile/views[/:view?media=&asset=]
+//                                        a profile's view configurations; one by media type (views-route.ts)
 // Exports and live updates belong to the assets list and the map, not to a route.
+import { type AssetRoute, assetHref, parseAssetRoute } from './asset-route.ts';
+import { type MapRoute, mapHref, parseMapRoute } from './map-route.ts';
+import { parseViewsRoute, type ViewsRoute, viewsHref } from './views-route.ts';
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 25;
@@ -27,6 +30,9 @@ export interface AssetsQuery {
 export type Route =
   | { name: 'profiles' }
   | { name: 'assets'; profile: string; query: AssetsQuery }
+  | ViewsRoute
+  | AssetRoute
+  | MapRoute
   | { name: 'not-found'; path: string };
 
 /** The route of a location's hash ('' and '#/' are the profiles). */
@@ -57,6 +63,12 @@ export function parseRoute(hash: string): Route {
       },
     };
   }
+  const views = parseViewsRoute(segments, search);
+  if (views) return views;
+  const asset = parseAssetRoute(segments);
+  if (asset) return asset;
+  const map = parseMapRoute(segments, search);
+  if (map) return map;
   return { name: 'not-found', path };
 }
 
@@ -73,6 +85,13 @@ export function href(route: Route): string {
       const query = params.toString();
       return `#/profiles/${encodeURIComponent(route.profile)}${query ? `?${query}` : ''}`;
     }
+    case 'views':
+    case 'view':
+      return viewsHref(route);
+    case 'asset':
+      return assetHref(route);
+    case 'map':
+      return mapHref(route);
     case 'not-found':
       return `#${route.path}`;
   }
