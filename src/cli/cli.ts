@@ -3,6 +3,7 @@ import { findPackageJSON } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, SUBGRAPH_NAMES } from '../config/index.ts';
 import { demoCommands } from './commands/demo.ts';
+import { documentsCommands } from './commands/documents.ts';
 import { importCommands } from './commands/import.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { outboxCommand } from './commands/outbox.ts';
@@ -47,6 +48,7 @@ export function program(): Command {
   importCommands(cli);
   demoCommands(cli);
   telemetryCommands(cli);
+  documentsCommands(cli);
   return cli;
 }
 

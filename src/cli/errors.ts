@@ -1,7 +1,9 @@
 import { ConfigError } from '../config/index.ts';
+import { ManifestError } from '../execution/manifest.ts';
 import { StartError } from '../server/start-checks.ts';
 import { isDatabaseUnavailable } from '../shared/errors.ts';
 import { DataDirError } from '../storage/data-dir.ts';
+import { TrustedDocumentConflict, TrustedDocumentLimit } from '../storage/trusted-documents.ts';
 import { ImportFileError } from '../subgraphs/assets/import/readers.ts';
 import { DatasetWriteError, DuplicateIdError } from '../subgraphs/assets/write/types.ts';
 import { UserError } from '../subgraphs/auth/users.ts';
@@ -21,6 +23,9 @@ const REFUSALS = [
   ImportFileError,
   DatasetWriteError,
   DuplicateIdError,
+  ManifestError,
+  TrustedDocumentConflict,
+  TrustedDocumentLimit,
 ];
 
 /**

@@ -129,6 +129,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     upstreamTimeoutMs: env.ASSETQL_UPSTREAM_TIMEOUT_MS,
     maxStringLength: env.ASSETQL_MAX_STRING_LENGTH,
     introspection: bool(env.ASSETQL_INTROSPECTION),
+    trustedDocuments: env.ASSETQL_TRUSTED_DOCUMENTS,
     directExecution: bool(env.ASSETQL_DIRECT_EXECUTION),
     preparedOperations: bool(env.ASSETQL_PREPARED_OPERATIONS),
     plannedQueries: bool(env.ASSETQL_PLANNED_QUERIES),
@@ -242,6 +243,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   upstreamTimeoutMs: 'ASSETQL_UPSTREAM_TIMEOUT_MS',
   maxStringLength: 'ASSETQL_MAX_STRING_LENGTH',
   introspection: 'ASSETQL_INTROSPECTION',
+  trustedDocuments: 'ASSETQL_TRUSTED_DOCUMENTS',
   directExecution: 'ASSETQL_DIRECT_EXECUTION',
   preparedOperations: 'ASSETQL_PREPARED_OPERATIONS',
   plannedQueries: 'ASSETQL_PLANNED_QUERIES',
@@ -254,7 +256,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
 };
 
 /** Settings whose given value an error may repeat (never a secret or a URL with a password). */
-const SHOWN = new Set(['env', 'port', 'host', 'logLevel', 'rememberDevices']);
+const SHOWN = new Set(['env', 'port', 'host', 'logLevel', 'rememberDevices', 'trustedDocuments']);
 
 /**
  * The variable that sets `key` (at `path` within it): `ASSETQL_SUBGRAPH_AUTH_URL`,

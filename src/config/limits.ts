@@ -55,9 +55,19 @@ export const DEFAULT_DOCUMENT_LIMITS = {
    * response stops with `RESPONSE_TOO_LARGE` beyond. A page of 1,000 with one error a row fits.
    */
   maxErrors: 1_000,
+  /** Texts APQ registers at the gateway, the least recently used going first; 0: none. */
+  maxPersistedQueries: 2_000,
 } as const;
 
 export type DocumentLimits = { readonly [K in keyof typeof DEFAULT_DOCUMENT_LIMITS]: number };
+
+/**
+ * The most trusted documents a deployment keeps (docs/security.md#trusted-documents): two full
+ * manifests (10,000 each). Every gateway holds them all, parsed, outside the document cache's
+ * bounds, so `assetql documents apply` refuses a manifest that would pass it, and a process loads
+ * no more than it.
+ */
+export const MAX_TRUSTED_DOCUMENTS = 20_000;
 
 /** Bounds on export downloads in one process (docs/exports.md); each can be set in `exportLimits`. */
 export const DEFAULT_EXPORT_LIMITS = {

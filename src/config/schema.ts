@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_TRUSTED_HOPS } from '../shared/client-address.ts';
-import { DEFAULT_EXPORT_LIMITS, DEFAULT_MAX_STRING_LENGTH, DEFAULT_PREPARED_STATEMENTS } from './limits.ts';
+import { DATABASE_SETTINGS } from './database-schema.ts';
+import { DEFAULT_EXPORT_LIMITS, DEFAULT_MAX_STRING_LENGTH } from './limits.ts';
 
 /** The three deployment environments the spec names (§1.6); each has its own `{base_url}`. */
 export const ENVIRONMENTS = ['demo', 'staging', 'production'] as const;
@@ -32,37 +33,7 @@ export const schema = z
     host: z.string().min(1).optional(),
     /** `ASSETQL_BASE_URL`: the public `{base_url}`; required outside demo. */
     baseUrl: z.url().optional(),
-    /** `DATABASE_URL`: PostgreSQL; without it, embedded PGlite under `dataDir`. */
-    databaseUrl: z.string().min(1).optional(),
-    /**
-     * `ASSETQL_DATABASE_SESSION_URL`: where `DATABASE_URL` reaches PostgreSQL through a
-     * transaction-mode pooler (PgBouncer), the same database reached directly, for what needs a
-     * session of its own: change notices (`LISTEN`) and the start-up locks. With it the pooled
-     * connections get no session `SET` (docs/deploy.md#behind-a-transaction-mode-pooler).
-     */
-    databaseSessionUrl: z.string().min(1).optional(),
-    /**
-     * `ASSETQL_DB_POOL_SIZE`: PostgreSQL connections each process opens at most (its pool; export
-     * downloads and the rate limiter draw on it too). Processes × this must stay under the
-     * server's `max_connections` (docs/deploy.md#scaling-out) @default 10
-     */
-    databasePoolSize: z.coerce
-      .number({ error: 'must be a number of connections from 1 to 1000' })
-      .int({ error: 'must be a number of connections from 1 to 1000' })
-      .min(1, { error: 'must be a number of connections from 1 to 1000' })
-      .max(1000, { error: 'must be a number of connections from 1 to 1000' })
-      .default(10),
-    /**
-     * `ASSETQL_DB_PREPARED_STATEMENTS`: statements each PostgreSQL connection keeps prepared by
-     * name, the ones the process repeats; 0 sends every statement unnamed, as a transaction-mode
-     * pooler needs (docs/deploy.md) @default 100
-     */
-    databasePreparedStatements: z.coerce
-      .number({ error: 'must be a number of statements from 0 to 10000' })
-      .int({ error: 'must be a number of statements from 0 to 10000' })
-      .min(0, { error: 'must be a number of statements from 0 to 10000' })
-      .max(10_000, { error: 'must be a number of statements from 0 to 10000' })
-      .default(DEFAULT_PREPARED_STATEMENTS),
+    ...DATABASE_SETTINGS,
     /** `DATA_DIR` @default './data' */
     dataDir: z.string().min(1).default('./data'),
     /** `ASSETQL_SECRET`: signs identities between gateway and subgraphs, and download URLs. */
@@ -216,6 +187,7 @@ export const schema = z
         maxFields: z.number().int().positive(),
         maxRelated: z.number().int().nonnegative(),
         maxErrors: z.number().int().positive(),
+        maxPersistedQueries: z.number().int().nonnegative().max(1_000_000),
       })
       .partial()
       .strict()
@@ -296,17 +268,6 @@ export const schema = z
       .strict()
       .default({}),
     /**
-     * `ASSETQL_STATEMENT_TIMEOUT_MS`: PostgreSQL's `statement_timeout` for the statements of a
-     * request; one running longer is cancelled and the request answered with `TIMEOUT`
-     * (docs/security.md). 0 turns it off @default 5000
-     */
-    statementTimeoutMs: z.coerce
-      .number({ error: 'must be a number of milliseconds from 0 to 3600000' })
-      .int({ error: 'must be a number of milliseconds from 0 to 3600000' })
-      .min(0, { error: 'must be a number of milliseconds from 0 to 3600000' })
-      .max(3_600_000, { error: 'must be a number of milliseconds from 0 to 3600000' })
-      .default(5_000),
-    /**
      * `ASSETQL_UPSTREAM_TIMEOUT_MS`: how long the gateway waits for a subgraph's answer to one of
      * its requests before answering `GATEWAY_TIMEOUT` (docs/security.md) @default 30000
      */
@@ -326,6 +287,8 @@ export const schema = z
       .min(1, { error: 'must be a number of characters from 1 to 100000000' })
       .max(100_000_000, { error: 'must be a number of characters from 1 to 100000000' })
       .default(DEFAULT_MAX_STRING_LENGTH),
+    /** `ASSETQL_TRUSTED_DOCUMENTS`: `require` runs applied documents only (security.md) @default allow */
+    trustedDocuments: z.enum(['allow', 'require']).default('allow'),
     /** `ASSETQL_INTROSPECTION`: answer introspection queries @default true, false in production */
     introspection: z.boolean().optional(),
     /**

@@ -58,6 +58,12 @@ export interface DocumentCache {
   readonly calculatedSize: number;
   /** Drops a kept document (one that failed validation: its errors would be kept with it). */
   forget(document: DocumentNode): void;
+  /**
+   * Keeps `text`'s document, from its next parse on, outside the bounds and for good: a trusted
+   * document, prepared at start (docs/security.md#trusted-documents), which the deployment's own
+   * manifest bounds. Dropped again if it fails validation.
+   */
+  pin(text: string): void;
 }
 
 export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCUMENT_CACHE): DocumentCache {
@@ -72,13 +78,24 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
   const seen = new LRUCache<string, true>({ max: options.maxDocuments * 16 });
   // The text each kept document was parsed from, to forget it by the document.
   const texts = new WeakMap<DocumentNode, string>();
+  // Pinned texts: their documents once parsed (undefined until then).
+  const pinned = new Map<string, DocumentNode | undefined>();
   return {
-    get: (text) => lru.get(text),
+    get: (text) => pinned.get(text) ?? lru.get(text),
     forget(document) {
       const text = texts.get(document);
+      if (text !== undefined && pinned.get(text) === document) pinned.delete(text);
       if (text !== undefined && lru.peek(text) === document) lru.delete(text);
     },
+    pin(text) {
+      if (!pinned.has(text)) pinned.set(text, undefined);
+    },
     set(text, parsed) {
+      if (pinned.has(text) && !(parsed instanceof Error)) {
+        pinned.set(text, parsed);
+        texts.set(parsed, text);
+        return;
+      }
       if (text.length * BYTES_PER_CHARACTER > options.maxEntryBytes) return;
       const digest = hash('sha1', text, 'base64');
       if (!seen.has(digest)) {

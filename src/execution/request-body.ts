@@ -144,13 +144,53 @@ export function useReadBody(): EnvelopPlugin {
   return {
     onRequestParse({ request, setRequestParser }) {
       const parsed = parsedJsonBody(request);
-      if (parsed === undefined) return;
+      if (parsed === undefined) {
+        // A GET, read as Yoga reads it but for malformed JSON in `variables` or `extensions`:
+        // the client's mistake (400), not a SyntaxError answered and logged as the server's
+        // fault. (A form POST, Yoga's other query-string reader, is refused first: CSRF, 403.)
+        if (request.method === 'GET') setRequestParser(() => searchParams(queryString(request.url)));
+        return;
+      }
       setRequestParser(() => {
         if ('error' in parsed) throw parsed.error;
         return parsed.params;
       });
     },
   };
+}
+
+/** A URL's query string, as Yoga's GET reader takes it. */
+function queryString(url: string): string {
+  const mark = url.indexOf('?');
+  return mark < 0 ? '' : url.slice(mark + 1);
+}
+
+/**
+ * The GraphQL parameters of a query string, as Yoga's `handleURLSearchParams` reads them, but for
+ * `variables` or `extensions` that are not JSON: a request error naming the parameter (400
+ * `BAD_REQUEST`, as a POST body that is not JSON is answered) rather than Yoga's SyntaxError.
+ */
+export function searchParams(query: string): Record<string, unknown> {
+  const search = new URLSearchParams(query);
+  return {
+    operationName: search.get('operationName') || undefined,
+    query: search.get('query') || undefined,
+    variables: jsonParameter(search, 'variables'),
+    extensions: jsonParameter(search, 'extensions'),
+  };
+}
+
+function jsonParameter(search: URLSearchParams, name: 'variables' | 'extensions'): unknown {
+  const text = search.get(name);
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+    throw new GraphQLError(`${name} is not valid JSON.`, {
+      extensions: { http: { status: 400 }, code: 'BAD_REQUEST' },
+    });
+  }
 }
 
 /** A JSON body's parameters, or the refusal its text earns (kept until the request is let go). */

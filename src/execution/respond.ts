@@ -74,12 +74,21 @@ export interface PlainRequest {
  * (request-body.ts) holds nothing else the pipeline would have to look at: variables, if any, a
  * JSON object, no extensions, no other field; whose `Accept` Yoga answers with one JSON document;
  * and whose `Content-Length` Yoga's own bound accepts. Undefined otherwise.
+ *
+ * `resolve`, at the gateway, first turns the body's parameters into the ones the request runs (a
+ * trusted document's text in place of its id: trusted-documents.ts), or undefined for a request
+ * the pipeline must answer (refused, or not one it knows).
  */
-export function plainRequest(request: Request): PlainRequest | undefined {
+export function plainRequest(
+  request: Request,
+  resolve?: (params: Record<string, unknown>) => Record<string, unknown> | undefined,
+): PlainRequest | undefined {
   if (request.method !== 'POST') return undefined;
   const body = parsedJsonBody(request);
   if (!body || !('params' in body)) return undefined;
-  const params = plainParams(body.params);
+  const given = resolve && !Array.isArray(body.params) ? resolve(body.params) : body.params;
+  if (!given) return undefined;
+  const params = plainParams(given);
   if (!params) return undefined;
   const mediaType = regularMediaType(request.headers.get('accept'));
   if (!mediaType || !yogaReadsLength(request.headers.get('content-length'))) return undefined;

@@ -18,6 +18,15 @@ export class CompositionError extends Error {
 
 /** Composes the Federation v2 supergraph SDL; fails with every composition error listed. */
 export async function composeSupergraph(subgraphs: readonly SubgraphDefinition[]): Promise<string> {
+  return (await composed(subgraphs)).supergraphSdl;
+}
+
+/** The API schema clients see of the composed subgraphs (what a client's documents validate against). */
+export async function composeApiSchema(subgraphs: readonly SubgraphDefinition[]): Promise<string> {
+  return (await composed(subgraphs)).publicSdl;
+}
+
+async function composed(subgraphs: readonly SubgraphDefinition[]) {
   // Loaded only to compose: a start that finds its supergraph kept never loads it (~5 MB).
   const { composeServices } = await import('@theguild/federation-composition');
   const result = composeServices(
@@ -27,7 +36,7 @@ export async function composeSupergraph(subgraphs: readonly SubgraphDefinition[]
     const messages = (result.errors ?? []).map((e) => `  ${e.message}`).join('\n');
     throw new CompositionError(`the subgraphs do not compose:\n${messages}`);
   }
-  return result.supergraphSdl;
+  return result;
 }
 
 /**

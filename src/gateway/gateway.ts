@@ -6,6 +6,7 @@ import { useFinishedErrors } from '../execution/respond.ts';
 import { remoteSubgraph } from '../execution/transports/http.ts';
 import { inProcessSubgraph } from '../execution/transports/in-process.ts';
 import { LOCAL_TRANSPORT, localTransport } from '../execution/transports/runtime.ts';
+import { DEFAULT_APQ, type TrustedDocument, TrustedDocuments } from '../execution/trusted-documents.ts';
 import { type IdentitySigner, LAST_EVENT_ID_HEADER, type SessionResolution } from '../shared/identity.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError } from '../shared/mask-error.ts';
@@ -14,6 +15,7 @@ import type { Subgraph } from '../shared/subgraph.ts';
 import type { Tracing } from '../shared/tracing.ts';
 import type { SubgraphDefinition } from './composition.ts';
 import { corsPolicy } from './cors.ts';
+import { explorerDocuments } from './explorer/examples.ts';
 import { SCHEDULER_TIMING } from './fairness.ts';
 import { composeHttp, type HttpContext, type Plugin } from './http.ts';
 import { type CorrelationContext, useCorrelationId } from './plugins/use-correlation-id.ts';
@@ -28,6 +30,7 @@ import { type IdentityContext, useSessionIdentity } from './plugins/use-session-
 import { useSubgraphErrors } from './plugins/use-subgraph-errors.ts';
 import { useTenantFairness } from './plugins/use-tenant-fairness.ts';
 import { useTracing } from './plugins/use-tracing.ts';
+import { useTrustedDocuments } from './plugins/use-trusted-documents.ts';
 import { useRoutes } from './routes/index.ts';
 import { forwardedRoute, type InProcessFetch } from './routes/subgraph-routes.ts';
 
@@ -54,6 +57,7 @@ export interface GatewayOptions {
     | 'preparedOperations'
     | 'joinedOperations'
     | 'upstreamTimeoutMs'
+    | 'trustedDocuments'
   >;
   /** The composed supergraph of `subgraphs` (composition.ts). */
   supergraphSdl: string;
@@ -70,6 +74,11 @@ export interface GatewayOptions {
   sessions: SessionResolution;
   signer: IdentitySigner;
   log: Logger;
+  /**
+   * The deployment's trusted documents (`assetql documents apply`), prepared at start; with the
+   * explorer's own, where `trustedDocuments` is `require`, the only texts run but for explorers.
+   */
+  trustedDocuments?: readonly TrustedDocument[];
   /** Answers `/readyz`: true when the database and every subgraph answer. */
   ready: () => Promise<boolean>;
   /** Where requests are counted and timed; off unless given (docs/operations.md#metrics). */
@@ -89,6 +98,8 @@ export interface Gateway {
    */
   handle(request: Request, remoteAddress?: string): Promise<Response>;
   readonly supergraphSdl: string;
+  /** Prepares the trusted documents ahead of the first request (plugins/use-trusted-documents.ts). */
+  prepare(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -136,6 +147,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     log,
   });
   const cors = corsPolicy(config.corsOrigins);
+  // Which text a request runs, by whichever door (docs/security.md#trusted-documents).
+  const trusted = useTrustedDocuments({
+    documents: new TrustedDocuments({
+      mode: config.trustedDocuments,
+      documents: options.trustedDocuments ?? [],
+      shipped: explorerDocuments(),
+      apq: { ...DEFAULT_APQ, maxDocuments: documentLimits.maxPersistedQueries },
+    }),
+    cache: execution.operations.documents,
+    graphqlPath: GRAPHQL_PATH,
+    log,
+    metrics,
+  });
 
   // Who runs next when tenants contend for this process (gateway/fairness.ts).
   const fairness = useTenantFairness({ ...config.fairness, ...SCHEDULER_TIMING }, metrics);
@@ -146,7 +170,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   // inside it and inside the headers every answer gets; the routes that are not GraphQL; then,
   // for GraphQL, the body limit before anything reads the body, CSRF before the session is
   // looked at, the identity, and the tenant's turn (when tenants contend) before the operation
-  // runs; innermost, the doors into execution (plugins/use-execution.ts).
+  // runs; which text the request runs (trusted documents, asked by both doors); innermost, the
+  // doors into execution (plugins/use-execution.ts).
   const plugins = [
     useCorrelationId(),
     ...(options.tracing ? useTracing(options.tracing) : []),
@@ -174,9 +199,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     useCsrf(),
     sessionIdentity,
     ...(config.fairness.busyAbove < 1 ? [fairness] : []),
+    trusted,
     useExecution({
       graphqlPath: GRAPHQL_PATH,
       execution,
+      resolve: trusted.resolve,
+      validated: trusted.validated,
       // The fast door: an operation the pipeline has validated, answered without it.
       fastDoor: config.directExecution && config.preparedOperations,
       cors,
@@ -249,6 +277,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     supergraphSdl,
+    prepare: () =>
+      trusted.prepare(async (request, context) => runtime.fetch(request, context as RequestContext)),
     handle(request, remoteAddress) {
       return http(request, { pathname: new URL(request.url).pathname, remoteAddress } as RequestContext);
     },

@@ -107,7 +107,7 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
   });
   const refusals = new client.Counter({
     name: 'assetql_refusals_total',
-    help: 'Requests refused by a rate limit (rate_limit, by action) or a document limit (document_limit, by limit)',
+    help: 'Requests refused by a rate limit (rate_limit, by action), a document limit (document_limit, by limit) or trusted documents (trusted_document, by code)',
     labelNames: ['kind', 'limit'] as const,
     registers,
   });

@@ -16,6 +16,7 @@ import type { SubgraphDescriptor } from '../shared/subgraph-descriptor.ts';
 import { ChangeNotices } from '../storage/change-notices.ts';
 import { type Database, openDatabase } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
+import { loadTrustedDocuments } from '../storage/trusted-documents.ts';
 import { assetsDescriptor } from '../subgraphs/assets/descriptor.ts';
 import { assetsTypeDefs, createAssetsSubgraph } from '../subgraphs/assets/index.ts';
 import { PROFILE_TABLES, ProfileCache, watchProfileChanges } from '../subgraphs/assets/profiles/cache.ts';
@@ -338,7 +339,9 @@ export async function createApp(config: Config, role: Role, options: AppOptions 
       ready: async () => (await dbReady()) && (await subgraphReady()),
       metrics,
       tracing,
+      trustedDocuments: await loadTrustedDocuments(database.db, log),
     });
+    required.push(gateway.prepare()); // docs/security.md#trusted-documents
     handle = gateway.handle;
     supergraphSdl = gateway.supergraphSdl;
     // GraphQL over WebSocket: each operation through the same HTTP pipeline (gateway/websocket.ts).

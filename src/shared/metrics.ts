@@ -34,8 +34,8 @@ export interface Metrics {
   exportEnded(format: string, end: string): void;
   /** A sign-in answered: `session`, `challenge`, or the failure's type (a catalogue value). */
   signIn(outcome: string): void;
-  /** A request refused by a rate limit (auth's per-address limits) or a document limit. */
-  refusal(kind: 'rate_limit' | 'document_limit', limit: string): void;
+  /** A request refused by a rate limit (auth's per-address limits), a document limit or trusted documents (by code). */
+  refusal(kind: 'rate_limit' | 'document_limit' | 'trusted_document', limit: string): void;
   /** The wait for a pooled database connection. */
   poolWait(seconds: number): void;
   /** Readings stored from a source of telemetry (`mqtt`, `graphql`). */

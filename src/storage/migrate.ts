@@ -26,6 +26,7 @@ import * as changeRelay from './migrations/20261128T0300_change_relay.ts';
 import * as changeDiffCached from './migrations/20261128T0400_change_diff_cached.ts';
 import * as observationReadings from './migrations/20261129T0100_observation_readings.ts';
 import * as assetGeometryBox from './migrations/20261130T0100_asset_geometry_box.ts';
+import * as trustedDocuments from './migrations/20261130T0200_trusted_documents.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '20261128T0400_change_diff_cached': changeDiffCached,
   '20261129T0100_observation_readings': observationReadings,
   '20261130T0100_asset_geometry_box': assetGeometryBox,
+  '20261130T0200_trusted_documents': trustedDocuments,
 };
 
 /**

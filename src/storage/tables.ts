@@ -333,6 +333,16 @@ export interface WebhookAttemptsTable {
 }
 
 /** How far into each group's log the NATS relay has published. */
+/** This deployment's trusted documents (storage/trusted-documents.ts writes them). */
+export interface TrustedDocumentsTable {
+  id: string;
+  sha256: string;
+  name: string | null;
+  type: 'query' | 'mutation' | 'subscription';
+  body: string;
+  applied_at: DefaultTimestamp;
+}
+
 export interface ChangeRelayPositionsTable {
   user_group: string;
   tx: ColumnType<string, string, string>;
@@ -375,4 +385,5 @@ export interface Tables {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   change_relay_positions: ChangeRelayPositionsTable;
+  trusted_documents: TrustedDocumentsTable;
 }

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHQL_PATH } from '../../src/gateway/gateway.ts';
 import { BASE, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -14,16 +15,21 @@ const ACCEPTS = ['application/json', '*/*', 'application/graphql-response+json',
 let database: TestDatabase;
 let gateway: TestApp;
 const subgraphs: Record<string, TestApp> = {};
+/** What the gateway and the subgraphs log at warn and above, as JSON lines. */
+const logged: string[] = [];
+const log = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
 
 beforeAll(async () => {
   database = await freshDatabase();
   gateway = await startTestApp({
     database,
+    log,
     config: { documentLimits: { maxDepth: 3 }, maxStringLength: 1000 },
   });
   for (const name of ['assets', 'auth', 'issues'] as const)
     subgraphs[name] = await startTestApp({
       database,
+      log,
       role: { kind: 'subgraph', name },
       config: { maxStringLength: 1000 },
     });
@@ -86,4 +92,32 @@ describe('HTTP status of refused requests', () => {
       });
     });
   }
+});
+
+describe('malformed JSON in a GET’s variables or extensions', () => {
+  // Only a GET carries them in a query string: a form POST is refused before it is read (CSRF, 403).
+  const requests = (path: string): [string, Request][] =>
+    (['variables', 'extensions'] as const).map((name) => [
+      name,
+      new Request(`${BASE}${path}?query=${encodeURIComponent('{ __typename }')}&${name}=notjson`),
+    ]);
+
+  it('is the client’s mistake: 400 BAD_REQUEST naming the parameter, nothing logged as an error', async () => {
+    const apps: [string, TestApp, string][] = [
+      ['gateway', gateway, GRAPHQL_PATH],
+      ...Object.entries(subgraphs).map(([name, app]): [string, TestApp, string] => [name, app, '/graphql']),
+    ];
+    const before = logged.length;
+    for (const [appName, app, path] of apps)
+      for (const [name, request] of requests(path)) {
+        const response = await app.handle(request);
+        const text = await response.text();
+        expect(response.status, `${appName}: ${name}: ${text}`).toBe(400);
+        expect(JSON.parse(text), `${appName}: ${name}`).toEqual({
+          errors: [{ message: `${name} is not valid JSON.`, extensions: { code: 'BAD_REQUEST' } }],
+        });
+      }
+    const errors = logged.slice(before).filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+    expect(errors).toEqual([]);
+  });
 });

@@ -1,3 +1,5 @@
+import type { TrustedDocument } from '../../execution/trusted-documents.ts';
+
 /**
  * The operations the explorer opens with: each works on the demo tenant as it is loaded
  * (src/demo/), once the first has signed in, and test/integration/explorer-examples.test.ts
@@ -112,4 +114,22 @@ export function examplesDocument(): string {
     return `${e.query.slice(0, open)}\n  # ${e.description}${e.query.slice(open)}`;
   };
   return `${EXAMPLES.map(described).join('\n\n')}\n`;
+}
+
+/**
+ * The examples as trusted documents the service ships (docs/security.md#trusted-documents): the
+ * document the explorer opens on and each example on its own, as its collection sends them, so
+ * that with `ASSETQL_TRUSTED_DOCUMENTS=require` a visitor can still sign in from the explorer,
+ * after which the session's explorer right runs anything.
+ */
+export function explorerDocuments(): TrustedDocument[] {
+  return [
+    { id: 'x-assetql:explorer-examples', name: null, type: 'query' as const, body: examplesDocument() },
+    ...EXAMPLES.map((e) => ({
+      id: `x-assetql:explorer-${e.name}`,
+      name: e.name,
+      type: e.query.trimStart().startsWith('mutation') ? ('mutation' as const) : ('query' as const),
+      body: e.query,
+    })),
+  ];
 }

@@ -22,6 +22,11 @@ export interface RequestExecution {
   executed?: { name: string | null; errors: boolean };
   /** The operation whose join the fast door declined: the pipeline plans it, without joining it again. */
   declined?: Operation;
+  /**
+   * A trusted document prepared at start (plugins/use-trusted-documents.ts): validated and routed
+   * here, and answered with nothing run.
+   */
+  preparing?: boolean;
 }
 
 export interface ExecutionContext {
@@ -41,6 +46,16 @@ export interface UseExecutionOptions {
   execution: GatewayExecution<Context>;
   /** Answer at the fast door what it may take (`ASSETQL_PREPARED_OPERATIONS`); the pipeline door is always open. */
   fastDoor: boolean;
+  /**
+   * The parameters a request's body runs (trusted documents: plugins/use-trusted-documents.ts), or
+   * undefined when the pipeline must answer it.
+   */
+  resolve?(params: Record<string, unknown>, context: Context): Record<string, unknown> | undefined;
+  /**
+   * Told when the fast door finds the request's operation validated by the pipeline before: what
+   * `resolve` left pending on it (an APQ text to register) may be kept now.
+   */
+  validated?(context: Context): void;
   /** The CORS policy the runtime applies: a request it would answer with CORS headers takes the runtime's path. */
   cors: false | ((request: Request) => unknown);
   /** The server adapter's response class (it writes its string body as it is). */
@@ -110,16 +125,27 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
     return respond(result, asked.mediaType, options.responseClass());
   }
 
+  /** A document prepared ahead: its route decided now, nothing run. */
+  function prepared(operation: Operation, stop: (result: ExecutionResult) => void): void {
+    execution.route(operation);
+    stop({ data: null });
+  }
+
   return {
     async onHttpRequest(request, context, next) {
       if (context.pathname !== graphqlPath) return next(request);
       const state: RequestExecution = {};
       context.execution = state;
-      const asked = options.fastDoor ? plainRequest(request) : undefined;
+      const resolve = options.resolve;
+      const asked = options.fastDoor
+        ? plainRequest(request, resolve && ((params) => resolve(params, context)))
+        : undefined;
       if (!asked) return next(request);
       if (options.cors && request.headers.has('origin') && options.cors(request)) return next(request);
       const operation = execution.operations.find(asked.query, asked.operationName);
-      if (!operation || execution.route(operation).kind === 'planned') return next(request);
+      if (!operation) return next(request);
+      options.validated?.(context);
+      if (execution.route(operation).kind === 'planned') return next(request);
       state.requested = asked.operationName;
       const run = (span?: OperationSpan) => fastDoor(request, context, next, operation, asked, state, span);
       if (!options.tracePrepared) return run();
@@ -146,6 +172,7 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
       execution.learn(args.schema);
       const operation = execution.operations.of(args.document, args.operationName);
       operation.validated = true;
+      if (context.execution?.preparing) return prepared(operation, setResultAndStopExecution);
       const admission = execution.admit(operation, {
         variables: args.variableValues as Record<string, unknown> | undefined,
         requestBytes: context.request ? bodyBytes(context.request) : undefined,
@@ -171,6 +198,7 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
       // It passed parse and validation here: the fast door may take it from now on.
       operation.validated = true;
       const state = context.execution;
+      if (state?.preparing) return prepared(operation, setResultAndStopExecution);
       const admission = execution.admit(operation, {
         variables: args.variableValues as Record<string, unknown> | undefined,
         requestBytes: context.request ? bodyBytes(context.request) : undefined,
