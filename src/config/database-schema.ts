@@ -15,6 +15,8 @@ export const DATABASE_SETTINGS = {
    * connections get no session `SET` (docs/deploy.md#behind-a-transaction-mode-pooler).
    */
   databaseSessionUrl: z.string().min(1).optional(),
+  /** `ASSETQL_DATABASE_READ_URLS`: streaming replicas of `DATABASE_URL`, for reads (deploy.md#read-replicas). */
+  databaseReadUrls: z.array(z.string().min(1)).optional(),
   /**
    * `ASSETQL_DB_POOL_SIZE`: PostgreSQL connections each process opens at most (its pool; export
    * downloads and the rate limiter draw on it too). Processes × this must stay under the

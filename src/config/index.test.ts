@@ -177,6 +177,26 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the read replicas, a comma-separated list, only beside DATABASE_URL', () => {
+    const primary = 'postgres://assetql@db:5432/assetql';
+    const c = loadConfig(
+      {},
+      {
+        DATABASE_URL: primary,
+        ASSETQL_DATABASE_READ_URLS:
+          'postgres://assetql@replica-1/assetql, postgres://assetql@replica-2/assetql,',
+      },
+    );
+    expect(c.databaseReadUrls).toEqual([
+      'postgres://assetql@replica-1/assetql',
+      'postgres://assetql@replica-2/assetql',
+    ]);
+    expect(loadConfig({}, { DATABASE_URL: primary }).databaseReadUrls).toBeUndefined();
+    expect(() => loadConfig({}, { ASSETQL_DATABASE_READ_URLS: primary })).toThrow(
+      /ASSETQL_DATABASE_READ_URLS are replicas of DATABASE_URL/,
+    );
+  });
+
   it('reads the string limit, 100 000 characters unless told', () => {
     expect(loadConfig({}, {}).maxStringLength).toBe(100_000);
     expect(loadConfig({}, { ASSETQL_MAX_STRING_LENGTH: '5000' }).maxStringLength).toBe(5000);

@@ -80,6 +80,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown>
     baseUrl: env.ASSETQL_BASE_URL,
     databaseUrl: env.DATABASE_URL,
     databaseSessionUrl: env.ASSETQL_DATABASE_SESSION_URL,
+    databaseReadUrls: env.ASSETQL_DATABASE_READ_URLS?.split(',')
+      .map((u) => u.trim())
+      .filter(Boolean),
     dataDir: env.DATA_DIR,
     secret: env.ASSETQL_SECRET,
     logLevel: env.LOG_LEVEL,
@@ -211,6 +214,7 @@ const VARIABLES: Readonly<Record<keyof z.input<typeof schema>, string>> = {
   baseUrl: 'ASSETQL_BASE_URL',
   databaseUrl: 'DATABASE_URL',
   databaseSessionUrl: 'ASSETQL_DATABASE_SESSION_URL',
+  databaseReadUrls: 'ASSETQL_DATABASE_READ_URLS',
   dataDir: 'DATA_DIR',
   secret: 'ASSETQL_SECRET',
   logLevel: 'LOG_LEVEL',

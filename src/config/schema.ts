@@ -354,6 +354,8 @@ export const schema = z
         message:
           'ASSETQL_DATABASE_SESSION_URL is the direct way to the database that DATABASE_URL reaches through a pooler: set DATABASE_URL too',
       });
+    if (c.databaseReadUrls?.length && c.databaseUrl === undefined)
+      ctx.addIssue({ code: 'custom', message: 'ASSETQL_DATABASE_READ_URLS are replicas of DATABASE_URL' });
     if (c.env === 'demo') return;
     const need = (ok: unknown, variable: string, why: string) => {
       if (!ok) ctx.addIssue({ code: 'custom', message: `${variable} is required in ${c.env}: ${why}` });

@@ -10,6 +10,7 @@ import type { DocumentLimits } from '../config/index.ts';
 import type { Logger } from '../shared/logger.ts';
 import { maskError, toGraphQLError } from '../shared/mask-error.ts';
 import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
+import { forSession } from '../shared/session-work.ts';
 import { EVENT_ID } from '../shared/subgraph.ts';
 import { type Admission, type Admitted, type Asked, admit, isRefused, type Place } from './admit.ts';
 import { documentShapeLimits, useNoIntrospection } from './document-limits.ts';
@@ -35,6 +36,11 @@ export interface SubgraphExecutionOptions<C> {
   maxStringLength: number;
   /** Queries answered by a plan of the subgraph's own, where it has one @default none */
   planner?: OperationPlanner<C>;
+  /**
+   * Its queries' reads may be answered by a read replica that has replayed the caller's last
+   * write (storage/replicas.ts); mutations and subscriptions never are @default true
+   */
+  replicaReads?: boolean;
   log: Logger;
   metrics?: Metrics;
 }
@@ -56,6 +62,7 @@ export class SubgraphExecution<C extends ExecutionContext> {
   readonly #plans: OperationPlans<C> | undefined;
   readonly #log: Logger;
   readonly #maxErrors: number;
+  readonly #replicaReads: boolean;
   /**
    * Each subscription event's results, by operation and by variables and caller: kept as long as
    * the event itself (a change the feed offered every stream of its group).
@@ -78,6 +85,7 @@ export class SubgraphExecution<C extends ExecutionContext> {
       : undefined;
     this.#log = options.log;
     this.#maxErrors = documentLimits.maxErrors;
+    this.#replicaReads = options.replicaReads ?? true;
   }
 
   /** The checks every request gets before its operation runs here. */
@@ -88,7 +96,9 @@ export class SubgraphExecution<C extends ExecutionContext> {
   /**
    * Runs an admitted operation and answers it: by its plan when it has one that takes this
    * request, else compiled (unless `reused` is false: a document made for one request is not worth
-   * compiling), else by graphql-js; stopped by its budget, its errors bounded and masked.
+   * compiling), else by graphql-js; stopped by its budget, its errors bounded and masked. A query's
+   * reads may go to a read replica, and a write's place in the WAL is kept as its session's
+   * (storage/replicas.ts).
    */
   async answer(
     operation: Operation,
@@ -97,10 +107,16 @@ export class SubgraphExecution<C extends ExecutionContext> {
     options: { reused?: boolean } = {},
   ): Promise<ExecutionResult> {
     let result: ExecutionResult;
+    const { identity } = contextValue as unknown as { identity?: { sessionHash: string | null } };
+    const replicaReads = this.#replicaReads && operation.type === 'query';
     try {
-      result =
-        (await this.#plans?.run(operation, contextValue, admitted.coerced)) ??
-        (await this.#execute(operation, admitted, contextValue, options.reused ?? true));
+      result = await forSession(
+        identity?.sessionHash ?? null,
+        replicaReads,
+        async () =>
+          (await this.#plans?.run(operation, contextValue, admitted.coerced)) ??
+          (await this.#execute(operation, admitted, contextValue, options.reused ?? true)),
+      );
     } catch (e) {
       // What Yoga would answer for a failure outside the resolvers (building a plan's context).
       result = { errors: [toGraphQLError(e)] };

@@ -93,11 +93,9 @@ export interface App {
   close(): Promise<void>;
 }
 
-export function databaseTarget(config: Config) {
-  if (!config.databaseUrl) return { dataDir: config.dataDir };
-  return config.databaseSessionUrl
-    ? { url: config.databaseUrl, sessionUrl: config.databaseSessionUrl }
-    : { url: config.databaseUrl };
+export function databaseTarget(c: Config) {
+  if (!c.databaseUrl) return { dataDir: c.dataDir };
+  return { url: c.databaseUrl, sessionUrl: c.databaseSessionUrl, readUrls: c.databaseReadUrls };
 }
 
 /** Builds the process's fetch handler for its role, with its database migrated. */

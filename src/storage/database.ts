@@ -19,6 +19,7 @@ import {
 import { takeLocksOn } from './locks.ts';
 import { keepProtocolSequencesWhole } from './pglite-socket.ts';
 import { preparingClient } from './prepared-statements.ts';
+import { ReplicaRouter } from './replicas.ts';
 import { TableWrites } from './table-writes.ts';
 import type { Tables } from './tables.ts';
 
@@ -28,7 +29,12 @@ export type DatabaseTarget =
    * `sessionUrl`: where `url` reaches PostgreSQL through a transaction-mode pooler, the same
    * database reached directly, for what needs a session of its own ({@link Database.session}).
    */
-  | { url: string; sessionUrl?: string }
+  | {
+      url: string;
+      sessionUrl?: string;
+      /** Streaming replicas of `url` that answer reads (storage/replicas.ts). */
+      readUrls?: readonly string[];
+    }
   | { dataDir: string }
   /** In memory; `from` a copy of another embedded database's files ({@link Database.snapshot}). */
   | { memory: true; from?: Blob };
@@ -146,7 +152,23 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       Client: preparingClient(preparedStatements, stampingClient()),
       ...(session ? {} : { onConnect: settings }),
     });
-    return fromPool(pool, 'postgres', false, options, undefined, session);
+    const replicas = target.readUrls?.length
+      ? new ReplicaRouter(
+          pool,
+          target.readUrls.map((url) => ({
+            pool: new pg.Pool({
+              connectionString: url,
+              max: options.maxConnections ?? 10,
+              ...RESILIENCE,
+              Client: preparingClient(preparedStatements),
+              onConnect: settings,
+            }),
+            probe: { connectionString: url },
+          })),
+        )
+      : undefined;
+    await replicas?.start();
+    return fromPool(pool, 'postgres', false, options, undefined, session, replicas);
   }
   if ('dataDir' in target) {
     const claim = claimDataDir(target.dataDir);
@@ -225,6 +247,7 @@ function fromPool(
   options: OpenOptions,
   onClose?: () => Promise<void>,
   session?: pg.Pool,
+  replicas?: ReplicaRouter,
 ): Database {
   // An idle client's error (the server went away) must not crash the process. Nor may a
   // checked-out client's between two statements, which pg-pool leaves unlistened: its next
@@ -239,7 +262,8 @@ function fromPool(
   pool.connect = ((cb?: (...args: unknown[]) => void) =>
     cb ? connect(AsyncResource.bind(cb)) : connect()) as typeof pool.connect;
   const writes = new TableWrites();
-  const db = new Kysely<Tables>({ dialect: writes.dialect(new PostgresDialect({ pool })) });
+  const dialect = new PostgresDialect({ pool });
+  const db = new Kysely<Tables>({ dialect: writes.dialect(replicas ? replicas.dialect(dialect) : dialect) });
   const sessionDb = session
     ? new Kysely<Tables>({ dialect: new PostgresDialect({ pool: session }) })
     : undefined;
@@ -258,6 +282,7 @@ function fromPool(
     writes,
     close() {
       closed ??= (async () => {
+        await replicas?.close();
         await db.destroy();
         await sessionDb?.destroy();
         await onClose?.();

@@ -27,6 +27,7 @@ import * as changeDiffCached from './migrations/20261128T0400_change_diff_cached
 import * as observationReadings from './migrations/20261129T0100_observation_readings.ts';
 import * as assetGeometryBox from './migrations/20261130T0100_asset_geometry_box.ts';
 import * as trustedDocuments from './migrations/20261130T0200_trusted_documents.ts';
+import * as sessionWriteLsn from './migrations/20261201T0100_session_write_lsn.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '20261129T0100_observation_readings': observationReadings,
   '20261130T0100_asset_geometry_box': assetGeometryBox,
   '20261130T0200_trusted_documents': trustedDocuments,
+  '20261201T0100_session_write_lsn': sessionWriteLsn,
 };
 
 /**

@@ -83,6 +83,7 @@ export function createSubgraph<C extends BaseContext>(options: SubgraphOptions<C
     introspection,
     maxStringLength,
     ...(options.planner && options.plannedQueries !== false ? { planner: options.planner } : {}),
+    replicaReads: options.replicaReads ?? true,
     log,
     metrics,
   });

@@ -103,6 +103,11 @@ export interface SubgraphOptions<C> extends SubgraphRuntime {
    * (execution/executors/plans.ts) @default none
    */
   planner?: OperationPlanner<C>;
+  /**
+   * Its queries' reads may go to a read replica (storage/replicas.ts); false for what must be
+   * fresh (auth's) @default true
+   */
+  replicaReads?: boolean;
   /** Plain HTTP routes beside `/graphql`, by path prefix (e.g. file downloads). */
   routes?: Readonly<Record<string, (request: Request) => Promise<Response>>>;
 }

@@ -58,6 +58,8 @@ export function createAuthSubgraph(deps: AuthDeps) {
     name: 'auth',
     typeDefs: authTypeDefs,
     resolvers,
+    // Sessions, users, keys and devices: read where they are written, fresh (docs/deploy.md).
+    replicaReads: false,
     extendContext: (base) => ({
       ...base,
       auth,

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { onPrimary } from '../../../shared/session-work.ts';
 import type { ChangeNotices } from '../../../storage/change-notices.ts';
 import type { EffectiveProfile } from './definition.ts';
 
@@ -54,7 +55,7 @@ export class ProfileCache {
     const kept = this.#live ? this.#names.get(group) : undefined;
     if (kept) return kept;
     const generation = this.#generation;
-    const fetched = Object.freeze(await fetch());
+    const fetched = Object.freeze(await this.#read(fetch));
     if (this.#live && generation === this.#generation) {
       this.#names.set(group, fetched);
     }
@@ -79,7 +80,7 @@ export class ProfileCache {
     }
     if (missing.length > 0) {
       const generation = this.#generation;
-      const fetched = await fetch(missing);
+      const fetched = await this.#read(() => fetch(missing));
       for (const profile of fetched.values()) deepFreeze(profile);
       for (const name of missing) kept.set(name, fetched.get(name) ?? null);
       if (this.#live && generation === this.#generation) {
@@ -87,6 +88,14 @@ export class ProfileCache {
       }
     }
     return names.map((n) => kept.get(n) ?? null);
+  }
+
+  /**
+   * What is kept is read from the primary: a replica's copy could predate the change whose notice
+   * has already emptied the cache, and would be kept until the next (storage/replicas.ts).
+   */
+  #read<T>(fetch: () => Promise<T>): Promise<T> {
+    return this.#live ? onPrimary(fetch) : fetch();
   }
 }
 
