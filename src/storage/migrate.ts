@@ -28,6 +28,7 @@ import * as observationReadings from './migrations/20261129T0100_observation_rea
 import * as assetGeometryBox from './migrations/20261130T0100_asset_geometry_box.ts';
 import * as trustedDocuments from './migrations/20261130T0200_trusted_documents.ts';
 import * as sessionWriteLsn from './migrations/20261201T0100_session_write_lsn.ts';
+import * as webhookStartSnapshot from './migrations/20261201T0200_webhook_start_snapshot.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '20261130T0100_asset_geometry_box': assetGeometryBox,
   '20261130T0200_trusted_documents': trustedDocuments,
   '20261201T0100_session_write_lsn': sessionWriteLsn,
+  '20261201T0200_webhook_start_snapshot': webhookStartSnapshot,
 };
 
 /**

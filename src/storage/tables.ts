@@ -303,6 +303,8 @@ export interface WebhooksTable {
   failing_since: Date | null;
   tx: ColumnType<string, string, string>;
   seq: ColumnType<string, string, string>;
+  /** What its maker's transaction could see (pg_snapshot): changes visible in it are not delivered. */
+  start_snapshot: ColumnType<string | null, never, never>;
   version: Generated<number>;
   created_by: string;
   created_at: Generated<Date>;

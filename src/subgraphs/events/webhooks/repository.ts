@@ -61,9 +61,9 @@ export async function insertWebhook(
       select count(*)::int as n from webhooks where user_group = ${w.group}`.execute(trx);
     if ((counted[0]?.n ?? 0) >= max) return 'too-many';
     const { rows } = await sql<WebhookRow>`
-      insert into webhooks (user_group, url, description, filter, secret, created_by, tx, seq)
+      insert into webhooks (user_group, url, description, filter, secret, created_by, tx, seq, start_snapshot)
       values (${w.group}, ${w.url}, ${w.description}, ${JSON.stringify(w.filter)}::jsonb, ${w.secret},
-              ${w.createdBy}, ${w.from.tx}::xid8, ${w.from.seq}::bigint)
+              ${w.createdBy}, ${w.from.tx}::xid8, ${w.from.seq}::bigint, pg_current_snapshot())
       returning ${WEBHOOK}`.execute(trx);
     return rows[0]!;
   });
@@ -215,7 +215,12 @@ export async function lockWebhooks(
   return rows;
 }
 
-/** Queues one delivery per (webhook, change) and moves each webhook's position to `to`. */
+/**
+ * Queues one delivery per (webhook, change) and moves each webhook's position to `to`. A change
+ * its webhook's maker could already see (committed before the webhook was made, though after the
+ * position the log's end then had: a transaction still running elsewhere holds that end back) is
+ * not delivered.
+ */
 export async function queueDeliveries(
   trx: Transaction<Tables>,
   group: string,
@@ -227,7 +232,11 @@ export async function queueDeliveries(
       insert into webhook_deliveries (user_group, webhook_id, tx, seq, next_attempt_at)
       select ${group}, w, t::xid8, s::bigint, now()
       from unnest(${queued.map((q) => q.webhookId)}::uuid[], ${queued.map((q) => q.change.tx)}::text[],
-                  ${queued.map((q) => q.change.seq)}::text[]) as q(w, t, s)`.execute(trx);
+                  ${queued.map((q) => q.change.seq)}::text[]) as q(w, t, s)
+      where not exists (
+        select 1 from webhooks h
+        where h.user_group = ${group} and h.id = q.w and h.start_snapshot is not null
+          and pg_visible_in_snapshot(q.t::xid8, h.start_snapshot))`.execute(trx);
   for (const m of moved)
     await sql`
       update webhooks set tx = ${m.to.tx}::xid8, seq = ${m.to.seq}::bigint
