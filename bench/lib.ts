@@ -51,6 +51,8 @@ export async function startServer(
   options: {
     /** Node's own flags for the server (`--trace-gc-nvp`), after the service's. */
     flags?: readonly string[];
+    /** Pin it to CPU 0 (when `taskset` exists) @default cpus.pin */
+    pin?: boolean;
   } = {},
 ): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aq-bench-'));
@@ -78,7 +80,7 @@ export async function startServer(
     ...extraEnv,
   };
   const pinned =
-    cpus.pin &&
+    (options.pin ?? cpus.pin) &&
     (await run('taskset', ['-c', '0', 'true']).then(
       () => true,
       () => false,
