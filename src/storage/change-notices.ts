@@ -47,6 +47,8 @@ export class ChangeNotices {
   #started = false;
   #retry: NodeJS.Timeout | undefined;
   #reported = false;
+  /** Probes that did not come back in a row: the next try waits 1, 2, 4… s, at most 30. */
+  #unheard = 0;
   #firstTry!: () => void;
   /** Settles after the first try to listen, heard or not: a process serves once it has tried. */
   readonly ready = new Promise<void>((r) => {
@@ -175,11 +177,14 @@ export class ChangeNotices {
       if (!(await this.#probeOn(c))) {
         if (!this.#reported)
           this.#log.info(
-            'change notices do not reach this process (a transaction-mode pooler?); profiles are read for every request and sessions every 2 s, tried again in 30 s',
+            'change notices do not reach this process (a transaction-mode pooler?); profiles are read for every request and sessions every 2 s until they do (tried again in 1 s, then less often, every 30 s at most)',
           );
         this.#reported = true;
         await c.end().catch(() => {});
-        if (!this.#closed) this.#retry = setTimeout(() => void this.#connect(), 30_000).unref();
+        // A probe lost on a busy machine (a start among many) is tried again soon; where notices
+        // never travel (a transaction-mode pooler) the tries thin out to one every 30 s.
+        const wait = Math.min(30_000, 1_000 * 2 ** this.#unheard++);
+        if (!this.#closed) this.#retry = setTimeout(() => void this.#connect(), wait).unref();
         return;
       }
       if (this.#closed) {
@@ -187,6 +192,7 @@ export class ChangeNotices {
         return;
       }
       this.#setClient(c, listened);
+      this.#unheard = 0;
       if (this.#reported)
         this.#log.info('change notices heard again; definitions and sessions kept between requests');
       this.#reported = false;

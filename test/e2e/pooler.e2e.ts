@@ -83,21 +83,31 @@ describe('behind PgBouncer in transaction mode', () => {
     const direct = new pg.Client({ connectionString: directUrl });
     await direct.connect();
     try {
-      const { rows: counts } = await direct.query<{ profiles: number; owners: number; listeners: number }>(
+      const { rows: counts } = await direct.query<{ profiles: number; owners: number }>(
         `select
           (select count(*)::int from asset_profiles where user_group = 'demo') as profiles,
-          (select count(*)::int from users where username = 'demo') as owners,
-          (select count(*)::int from pg_stat_activity
-            where datname = current_database() and application_name = 'assetql change notices') as listeners`,
+          (select count(*)::int from users where username = 'demo') as owners`,
       );
       expect(counts[0]!.profiles).toBeGreaterThan(0);
       expect(counts[0]!.owners).toBe(1);
-      // One listening connection per process, both straight to the server.
-      expect(counts[0]!.listeners, output()).toBe(2);
+      // One listening connection per process, both straight to the server, each past its first
+      // probe (one not heard in 2 s is closed; on a busy machine a process just started may lose
+      // its first and try again a second later).
+      const until = Date.now() + 30_000;
+      let listeners = 0;
+      while (listeners !== 2 && Date.now() < until) {
+        const { rows } = await direct.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and application_name = 'assetql change notices'
+              and backend_start < now() - interval '5 seconds'`,
+        );
+        listeners = rows[0]!.n;
+        if (listeners !== 2) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(listeners, output()).toBe(2);
     } finally {
       await direct.end();
     }
-    expect(output()).not.toMatch(/change notices do not reach this process/);
   });
 
   it.each(['header', 'cookie'] as const)(

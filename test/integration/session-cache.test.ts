@@ -7,7 +7,7 @@
  * or while the listening connection is gone) a session is trusted for 2 s, as before.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NOTICES_APPLICATION_NAME } from '../../src/storage/change-notices.ts';
 import { replaceGroups } from '../../src/subgraphs/auth/repository/users.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -84,9 +84,30 @@ async function keptUntilAnnounced(username: string, notice: string) {
   expect(await eventually(sid, false)).toBe(false);
 }
 
+/**
+ * Waits until the app hears the database's notices: its listening connection has outlived its
+ * first probe by a margin (one whose probe is not heard within 2 s of its LISTEN is closed, and
+ * tried again; connecting and listening take time too on a busy machine, where the first probe of
+ * a process just started can be lost).
+ */
+async function hearingNotices(): Promise<void> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and application_name = ${NOTICES_APPLICATION_NAME}
+        and backend_start < now() - interval '5 seconds'`.execute(database.db);
+    if ((rows[0]?.n ?? 0) > 0) return;
+    if (Date.now() > until) throw new Error('the app never heard the database’s notices');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const postgres = Boolean(process.env.DATABASE_URL);
 
 describe.runIf(postgres)('sessions between requests (PostgreSQL)', () => {
+  beforeEach(() => hearingNotices(), 40_000);
+
   it('are kept past 2 s: a change the database does not announce is not seen, an announced one is', async () => {
     await keptUntilAnnounced('ana', 'user:ana');
   });
