@@ -36,7 +36,16 @@ export default defineConfig({
           setupFiles: ['test/helpers/tenant-scope-setup.ts'],
         },
       },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.e2e.ts', 'test/e2e/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.e2e.ts', 'test/e2e/**/*.test.ts'],
+          // A page that polls for what a browser shows waits as a user would on a busy machine:
+          // 1 s (Vitest's default) was passed in CI by an asset page loading beside two test passes.
+          expect: { poll: { timeout: 10_000 } },
+        },
+      },
     ],
   },
 });
