@@ -154,7 +154,7 @@ describe('the console’s asset page', () => {
       await page.getByRole('link', { name: well.displayName, exact: true }).click({ timeout: UI_TIMEOUT });
       await expect.poll(() => heading(page), { timeout: UI_TIMEOUT }).toBe(well.displayName);
       expect(new URL(page.url()).hash).toBe(`#/profiles/well/assets/${WELL}`);
-      expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
 
       // Properties, with their definitions and units.
       await expect

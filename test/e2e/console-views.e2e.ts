@@ -254,7 +254,9 @@ describe('views and exports in the web console', () => {
       // Edited: the map made narrower by its corner, the details dragged left by their title,
       // then widened from the keyboard.
       await page.getByRole('button', { name: 'Edit layout' }).click();
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move Map');
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+        .toBe('Move Map');
       await audit(page, 'view, editing');
       await drag(page, page.getByRole('button', { name: 'Resize Map' }), -2, 0);
       await expect.poll(async () => (await placed(page)).map).toEqual({ x: 0, y: 0, w: 6, h: 6 });
@@ -342,7 +344,7 @@ describe('views and exports in the web console', () => {
       await expect.poll(() => heading(page).nth(0).innerText()).toBe('Well operations');
       const conflict = page.locator('#layout-conflict');
       await expect.poll(() => conflict.isVisible(), { timeout: UI_TIMEOUT }).toBe(true);
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('conflict-title');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('conflict-title');
       expect(await page.locator('#conflict-changes').innerText()).toBe('What they changed: Details moved.');
       expect(await conflict.innerText()).toContain(`it is now at version ${now.version + 1}`);
       // Nothing of the reader's is lost: their layout is still the one shown, still unsaved.
@@ -498,7 +500,7 @@ describe('views and exports in the web console', () => {
       let downloads = 0;
       page.on('download', () => downloads++);
       await page.getByRole('button', { name: 'Export CSV' }).click();
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('export-cancel');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('export-cancel');
       await expect
         .poll(() => page.locator('#export-text').innerText(), { timeout: UI_TIMEOUT })
         .toMatch(new RegExp(`^[\\d.]+ (bytes|kB), ([3-9]|1\\d) of ${all.length} rows$`));

@@ -162,7 +162,7 @@ describe('the web console in Chromium', () => {
         .poll(() => page.locator('#sign-in-error').innerText())
         .toBe('Incorrect username or password.');
       // The password is cleared for another try, and the keyboard is back in it.
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('password');
       expect(await password.inputValue()).toBe('');
       await signIn(page, 'tina', PASSWORD);
       await expect.poll(() => heading(page).innerText()).toBe('Enter your authentication code');
@@ -356,7 +356,7 @@ describe('the web console in Chromium', () => {
       await page.getByLabel('Code from the app').fill(right === '000000' ? '111111' : '000000');
       await page.getByRole('button', { name: 'Verify and sign in' }).click();
       await expect.poll(() => page.locator('#sign-in-error').innerText()).not.toBe('');
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('code');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('code');
       await page.getByLabel('Code from the app').fill(right);
       await page.getByRole('button', { name: 'Verify and sign in' }).click();
       await expect.poll(() => heading(page).innerText()).toBe('Asset profiles');
