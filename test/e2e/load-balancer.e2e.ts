@@ -12,34 +12,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
 import { createUser, disableUser } from '../../src/subgraphs/auth/users.ts';
+import { emptyServerDatabase } from '../helpers/database.ts';
 import { type Balancer, startHaproxy } from '../helpers/haproxy.ts';
 import { lastOutput, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
-import { askAt, type Client, normalised, SCRIPT } from '../helpers/session-script.ts';
+import { askAt, type Client, expectScriptAlike, SCRIPT } from '../helpers/session-script.ts';
 
 const SECRET = 'balancer-e2e-secret-0123456789abcdefghijk';
-const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const PASSWORD = 'a long passphrase for the balancer test';
 
 let balancer: Balancer;
-let databaseName: string;
+let scratch: { name: string; url: string; drop(): Promise<void> };
 let database: Database;
 let dataDir: string;
 const servers: Served[] = [];
 const output = () => `${servers.map((s) => lastOutput(s, 20)).join('\n')}\n--- haproxy:\n${balancer?.log()}`;
-
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const signIn = (username: string, password: string) =>
   `mutation { signIn(input: { loginUsername: "${username}", password: "${password}", clientApplicationType: EXPLORER }) {
@@ -61,10 +50,8 @@ async function refusedEverywhere(urls: string[], client: Client, withinMs: numbe
 }
 
 beforeAll(async () => {
-  databaseName = `assetql_lb_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin((c) => c.query(`create database ${databaseName}`));
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${databaseName}`;
+  scratch = await emptyServerDatabase('lb');
+  const url = new URL(scratch.url);
   dataDir = mkdtempSync(join(tmpdir(), 'aq-lb-'));
   const env = serveEnv(SECRET, {
     DATABASE_URL: url.toString(),
@@ -90,7 +77,7 @@ afterAll(async () => {
   await database?.close();
   await balancer?.close();
   await Promise.all(servers.map((s) => stop(s.child)));
-  if (databaseName) await admin((c) => c.query(`drop database if exists ${databaseName} with (force)`));
+  await scratch?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
@@ -101,12 +88,7 @@ describe('three processes behind HAProxy', () => {
       const address = carrier === 'header' ? '203.0.113.20' : '203.0.113.21';
       const balanced: Client = { carrier, session: undefined, address };
       const direct: Client = { carrier, session: undefined, address: `${address}1` };
-      for (const step of SCRIPT) {
-        const through = await askAt(balancer.url, balanced, step.query, step.variables);
-        const one = await askAt(servers[0]!.url, direct, step.query, step.variables);
-        expect(through.body.errors, `${step.name}\n${output()}`).toBeUndefined();
-        expect(normalised(through.body), step.name).toEqual(normalised(one.body));
-      }
+      await expectScriptAlike(balancer.url, balanced, servers[0]!.url, direct, output);
       // The cleared cookie emptied the jar (a header client forgets its ID itself).
       if (carrier === 'cookie') expect(balanced.session).toBeUndefined();
     },

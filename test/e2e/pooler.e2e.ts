@@ -16,30 +16,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyServerDatabase } from '../helpers/database.ts';
 import { type Pooler, startPgBouncer } from '../helpers/pgbouncer.ts';
 import { lastOutput, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
-import { askAt, type Client, normalised, SCRIPT } from '../helpers/session-script.ts';
+import { askAt, type Client, expectScriptAlike, SCRIPT } from '../helpers/session-script.ts';
 
 const SECRET = 'pooler-e2e-secret-0123456789abcdefghijklm';
 const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SERVER_CONNECTIONS = 3;
 
 let pooler: Pooler;
-let databaseName: string;
+let database: { name: string; url: string; drop(): Promise<void> };
 let directUrl: string;
 let dataDir: string;
 const servers: Served[] = [];
 const output = () => `${servers.map((s) => lastOutput(s, 20)).join('\n')}\n--- pgbouncer:\n${pooler?.log()}`;
-
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 beforeAll(async () => {
   const server = new URL(ADMIN_URL);
@@ -47,11 +38,8 @@ beforeAll(async () => {
     { host: server.hostname, port: Number(server.port || 5432), user: decodeURIComponent(server.username) },
     { serverPool: SERVER_CONNECTIONS },
   );
-  databaseName = `assetql_pooler_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin((c) => c.query(`create database ${databaseName}`));
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${databaseName}`;
-  directUrl = url.toString();
+  database = await emptyServerDatabase('pooler');
+  directUrl = database.url;
   dataDir = mkdtempSync(join(tmpdir(), 'aq-pooler-'));
   const env = serveEnv(SECRET, {
     DATABASE_URL: pooler.through(directUrl),
@@ -74,7 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(servers.map((s) => stop(s.child)));
   await pooler?.close();
-  if (databaseName) await admin((c) => c.query(`drop database if exists ${databaseName} with (force)`));
+  await database?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
@@ -117,12 +105,7 @@ describe('behind PgBouncer in transaction mode', () => {
       const address = carrier === 'header' ? '203.0.113.10' : '203.0.113.11';
       const viaA: Client = { carrier, session: undefined, address };
       const viaB: Client = { carrier, session: undefined, address };
-      for (const step of SCRIPT) {
-        const first = await askAt(a!.url, viaA, step.query, step.variables);
-        const second = await askAt(b!.url, viaB, step.query, step.variables);
-        expect(first.body.errors, `${step.name}\n${output()}`).toBeUndefined();
-        expect(normalised(second.body), step.name).toEqual(normalised(first.body));
-      }
+      await expectScriptAlike(a!.url, viaA, b!.url, viaB, output);
     },
     60_000,
   );
@@ -172,13 +155,13 @@ describe('behind PgBouncer in transaction mode', () => {
     expect(failures, output()).toEqual([]);
     // The pooler carried it, on no more server connections than it was given.
     const pools = await pooler.show('pools');
-    const ours = pools.find((p) => p.database === databaseName);
+    const ours = pools.find((p) => p.database === database.name);
     expect(ours, JSON.stringify(pools)).toBeDefined();
     expect(Number(ours!.sv_active) + Number(ours!.sv_idle) + Number(ours!.sv_used)).toBeLessThanOrEqual(
       SERVER_CONNECTIONS,
     );
     const stats = await pooler.show('stats');
-    expect(Number(stats.find((s) => s.database === databaseName)!.total_xact_count)).toBeGreaterThan(200);
+    expect(Number(stats.find((s) => s.database === database.name)!.total_xact_count)).toBeGreaterThan(200);
   }, 120_000);
 
   it('refuses on one process a session signed out on the other within a second', async () => {

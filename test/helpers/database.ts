@@ -197,3 +197,27 @@ export function removeStaleTemplates(kept: string): void {
     }
   }
 }
+
+/**
+ * A new, empty database on the PostgreSQL server DATABASE_URL names (else the machine's, user
+ * postgres), for processes a test starts to migrate and fill themselves; `drop()` removes it.
+ */
+export async function emptyServerDatabase(
+  prefix: string,
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const admin = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const run = async (text: string) => {
+    const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 5_000 });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  const name = `assetql_${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  await run(`create database ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
+}

@@ -3,6 +3,8 @@
  * pages, relationships, issues, a write, group switch, reauthentication, sign-out), and how a
  * client carries its session through it: by header or by cookie, as a browser's jar does.
  */
+import { expect } from 'vitest';
+
 // biome-ignore-all lint/suspicious/noExplicitAny: GraphQL answers are read as the test needs them
 
 export interface Answer {
@@ -138,4 +140,23 @@ export async function askAt(url: string, client: Client, query: string, variable
   }
   keep(client, response.headers);
   return { headers: response.headers, body };
+}
+
+/**
+ * Runs the script step by step as `a` at `urlA` and as `b` at `urlB`: no answer at `urlA` has
+ * errors, and each answer at `urlB` is the same once normalised.
+ */
+export async function expectScriptAlike(
+  urlA: string,
+  a: Client,
+  urlB: string,
+  b: Client,
+  explain: () => string,
+): Promise<void> {
+  for (const step of SCRIPT) {
+    const first = await askAt(urlA, a, step.query, step.variables);
+    const second = await askAt(urlB, b, step.query, step.variables);
+    expect(first.body.errors, `${step.name}\n${explain()}`).toBeUndefined();
+    expect(normalised(second.body), step.name).toEqual(normalised(first.body));
+  }
 }
