@@ -70,16 +70,9 @@ async function until(done: () => boolean, what: string) {
 it('the subscriber example resumes by Last-Event-ID when its connection drops: every change once, in order', async () => {
   const got: Change[] = [];
   const stop = new AbortController();
-  // From the newest entry: a stream without one may start just behind it (docs/events.md).
-  const newest = await t.graphql<any>(
-    '{ changes(first: 1) { edges { cursor } } }',
-    {},
-    { 'x-svc-sessionid': session },
-  );
   const following = follow({
     url: `${api.url}/api/graphql`,
     session,
-    lastEventId: newest.body.data.changes.edges[0]?.cursor,
     filter: { kinds: ['CREATED'], profiles: ['site'] },
     signal: stop.signal,
     onChange: (c) => void got.push(c),
@@ -96,7 +89,7 @@ it('the subscriber example resumes by Last-Event-ID when its connection drops: e
   const last = await following;
   expect(got.map((c) => c.entityId)).toEqual(Array.from({ length: 10 }, (_, i) => `EX-${i}`));
   // It did come back, after the last change it had handled.
-  expect(resumes.slice(1)).toEqual([got[4]!.cursor]);
+  expect(resumes).toEqual([got[4]!.cursor]);
   expect(last).toBe(got[9]!.cursor);
 });
 

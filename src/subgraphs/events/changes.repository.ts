@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ChangesTable, Tables } from '../../storage/tables.ts';
-import type { Position } from './cursor.ts';
+import { type Position, parseSnapshot, type Snapshot } from './cursor.ts';
 
 /** An entry of the change log as read. */
 export type ChangeRow = Selectable<ChangesTable>;
@@ -92,13 +92,35 @@ export async function readTail(
   return { rows: taken, held: ready !== -1 };
 }
 
+/** Where a reader of `group`'s log stands at one moment, for what comes after. */
+export interface Start {
+  /** The newest position a live reader may read then; none while none may be. */
+  position: Position | undefined;
+  /** What a reader could see then: entries after `position` that it saw came before the start. */
+  snapshot: Snapshot;
+}
+
+/**
+ * Where a reader of `group`'s log that starts now stands, from one snapshot: the newest position
+ * a live reader may read ({@link readTail}), and the snapshot itself. Entries after the position
+ * that the snapshot saw (`seenIn`, cursor.ts) committed before now, held back behind a
+ * transaction still running.
+ */
+export async function startOf(db: Kysely<Tables>, group: string): Promise<Start> {
+  const { rows } = await sql<{ snapshot: string; tx: string | null; seq: string | null }>`
+    select s::text as snapshot, t.tx, t.seq
+    from pg_current_snapshot() as s
+    left join lateral (
+      select tx::text as tx, seq::text as seq from changes
+      where user_group = ${group} and tx < pg_snapshot_xmin(s)
+      order by changes.tx desc, changes.seq desc limit 1) t on true`.execute(db);
+  const { snapshot, tx, seq } = rows[0]!;
+  return { position: tx && seq ? { tx, seq } : undefined, snapshot: parseSnapshot(snapshot) };
+}
+
 /** The newest position of `group`'s log a live reader may read now; none while it is empty. */
 export async function tailOf(db: Kysely<Tables>, group: string): Promise<Position | undefined> {
-  const { rows } = await sql<Position>`
-    select tx::text as tx, seq::text as seq from changes
-    where user_group = ${group} and tx < pg_snapshot_xmin(pg_current_snapshot())
-    order by changes.tx desc, changes.seq desc limit 1`.execute(db);
-  return rows[0];
+  return (await startOf(db, group)).position;
 }
 
 /** The newest position pruning has taken of `group`'s log, if it took any. */

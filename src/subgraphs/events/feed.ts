@@ -5,7 +5,15 @@ import type { Logger } from '../../shared/logger.ts';
 import type { ChangeNotices } from '../../storage/change-notices.ts';
 import type { TableWrites } from '../../storage/table-writes.ts';
 import type { Tables } from '../../storage/tables.ts';
-import { type ChangeRow, type ChangeSelection, listChanges, readTail, tailOf } from './changes.repository.ts';
+import {
+  type ChangeRow,
+  type ChangeSelection,
+  listChanges,
+  readTail,
+  type Start,
+  startOf,
+  tailOf,
+} from './changes.repository.ts';
 import type { Position } from './cursor.ts';
 import { SESSION_ENDED, SHUTTING_DOWN, TOO_MANY_STREAMS } from './error-codes.ts';
 import { holderOf, PAGE, Stream, type StreamEvent, type StreamHost } from './stream.ts';
@@ -69,7 +77,10 @@ const TICK_MS = 100;
  *
  * A stream that resumes from a cursor replays the log after it by pages, as its client reads
  * them, then joins its group's tail and reads once more up to it, delivering only what comes
- * after the last entry it delivered: no gap and no duplicate at the seam.
+ * after the last entry it delivered: no gap and no duplicate at the seam. A stream opened without
+ * one starts where a resuming reader then stood and keeps the snapshot of its opening: what that
+ * saw committed before it opened, even where a transaction still running held it past that
+ * position, and is not delivered; everything committed after is.
  */
 export class ChangeFeed implements StreamHost {
   readonly #db: Kysely<Tables>;
@@ -127,7 +138,7 @@ export class ChangeFeed implements StreamHost {
 
   /**
    * A stream of `identity`'s group's changes that `selection` keeps, after `after` (replayed
-   * first), or from now. Refused past the stream limits.
+   * first), or of those committed from now on. Refused past the stream limits.
    */
   async open(
     identity: Identity & { userGroup: string },
@@ -152,8 +163,12 @@ export class ChangeFeed implements StreamHost {
     // The client went away: whatever the layers above do about it, and when, this lets go now.
     signal?.addEventListener('abort', () => void stream.return(), { once: true });
     try {
-      // From now: the tail's position is where the stream starts.
-      if (!after) await this.attach(stream);
+      if (!after) {
+        // From now: where a resuming reader stands, and what was committed by then (skipped).
+        const start = await startOf(this.#db, group);
+        stream.opened(start);
+        await this.attach(stream, start);
+      }
     } catch (e) {
       this.detach(stream);
       throw e;
@@ -161,11 +176,17 @@ export class ChangeFeed implements StreamHost {
     return stream;
   }
 
-  /** Joins `stream` to its group's tail: from now on it is offered every entry the tail reads. */
-  async attach(stream: Stream): Promise<void> {
+  /**
+   * Joins `stream` to its group's tail: from now on it is offered every entry the tail reads. A
+   * tail made for it starts at `start` (a stream opened now), or where a resuming reader stands.
+   */
+  async attach(stream: Stream, start?: Start): Promise<void> {
     let tail = this.#tails.get(stream.group);
     if (!tail) {
-      const made = new Tail(stream.group, tailOf(this.#db, stream.group));
+      const made = new Tail(
+        stream.group,
+        start ? Promise.resolve(start.position) : tailOf(this.#db, stream.group),
+      );
       tail = made;
       this.#tails.set(stream.group, made);
       // A tail whose start could not be read is forgotten: the next stream tries again.

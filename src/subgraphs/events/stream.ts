@@ -1,8 +1,8 @@
 import { GraphQLError } from 'graphql';
 import type { Identity } from '../../shared/identity.ts';
 import { EVENT_ID } from '../../shared/subgraph.ts';
-import { before, type ChangeRow, type ChangeSelection } from './changes.repository.ts';
-import { encodePosition, type Position } from './cursor.ts';
+import { before, type ChangeRow, type ChangeSelection, type Start } from './changes.repository.ts';
+import { encodePosition, type Position, type Snapshot, seenIn } from './cursor.ts';
 import { SLOW_CONSUMER } from './error-codes.ts';
 
 /** Entries replayed at once. */
@@ -48,6 +48,8 @@ export class Stream implements AsyncIterableIterator<StreamEvent> {
   #at = 0;
   /** Replay pages left before joining the tail (`first`), or after joining (`seam`). */
   #phase: 'replay' | 'seam' | 'live';
+  /** Opened without a cursor: what a reader could see as it opened, which it does not deliver. */
+  #seen: Snapshot | undefined;
   #end: StreamEnd | undefined;
   #done = false;
   #waiter: (() => void) | undefined;
@@ -73,6 +75,15 @@ export class Stream implements AsyncIterableIterator<StreamEvent> {
     this.#phase = after ? 'replay' : 'live';
   }
 
+  /**
+   * Opened without a cursor, at `start`: it delivers what comes after that position, but not what
+   * the start's snapshot saw, committed before it opened behind a transaction still running.
+   */
+  opened(start: Start): void {
+    this.#last = start.position;
+    this.#seen = start.snapshot;
+  }
+
   /** Ended, or ending: offered nothing more. */
   get done(): boolean {
     return this.#done || this.#end !== undefined;
@@ -82,14 +93,18 @@ export class Stream implements AsyncIterableIterator<StreamEvent> {
     return this;
   }
 
-  /** Joined the tail at `position`: a stream that starts now starts there. */
+  /**
+   * Joined the tail at `position`. A stream opened now whose tail has read past where it started
+   * reads that stretch once more, as a resuming one does at its seam; the tail offers the rest.
+   */
   joined(position: Position | undefined): void {
-    if (this.#phase === 'live' && !this.#last) this.#last = position;
+    if (this.#phase === 'live' && position && (!this.#last || before(this.#last, position)))
+      this.#phase = 'seam';
   }
 
   /** An entry of the group's log, as its tail read it. */
   offer(row: ChangeRow): void {
-    if (this.#done || this.#end || !keeps(this.selection, row)) return;
+    if (this.#done || this.#end || !keeps(this.selection, row) || this.#seenAtStart(row)) return;
     if (this.#queue.length - this.#head >= this.buffer) {
       const at = this.#last ? { cursor: encodePosition(this.#last) } : {};
       this.end(
@@ -126,6 +141,7 @@ export class Stream implements AsyncIterableIterator<StreamEvent> {
       if (this.#page && this.#at < this.#page.length) {
         const row = this.#page[this.#at++]!;
         this.#last = row;
+        if (this.#seenAtStart(row)) continue;
         return { done: false, value: identified(row) };
       }
       if (this.#phase !== 'live') {
@@ -172,6 +188,11 @@ export class Stream implements AsyncIterableIterator<StreamEvent> {
     } catch (e) {
       this.end(e instanceof GraphQLError ? e : replayFailed());
     }
+  }
+
+  /** Committed before the stream opened without a cursor: not for it. */
+  #seenAtStart(row: ChangeRow): boolean {
+    return this.#seen !== undefined && seenIn(this.#seen, row);
   }
 
   #wake(): void {

@@ -9,7 +9,7 @@ import type { TableWrites } from '../../../storage/table-writes.ts';
 import type { Tables } from '../../../storage/tables.ts';
 import { changeJson } from '../change-json.ts';
 import { before, type ChangeRow, type ChangeSelection, readTail } from '../changes.repository.ts';
-import type { Position } from '../cursor.ts';
+import { type Position, parseSnapshot, seenIn } from '../cursor.ts';
 import { CHANGES_CHANNEL, LOGGED_TABLES } from '../feed.ts';
 import { Rounds } from '../rounds.ts';
 import { keeps } from '../stream.ts';
@@ -233,8 +233,12 @@ export class WebhookDispatcher {
         const queued: { webhookId: string; change: ChangeRow }[] = [];
         for (const w of webhooks) {
           const filter = w.filter as ChangeSelection;
+          // What its maker could already see is not delivered: committed before it was made, though
+          // after its position (the log's end then, held back by a transaction still running).
+          const seen = w.start_snapshot === null ? undefined : parseSnapshot(w.start_snapshot);
           for (const change of rows)
-            if (before(w, change) && keeps(filter, change)) queued.push({ webhookId: w.id, change });
+            if (before(w, change) && keeps(filter, change) && !(seen && seenIn(seen, change)))
+              queued.push({ webhookId: w.id, change });
         }
         const last = rows[rows.length - 1]!;
         await queueDeliveries(

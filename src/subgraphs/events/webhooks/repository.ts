@@ -13,7 +13,7 @@ export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
 const WEBHOOK = sql.raw(
-  'user_group, id, url, description, filter, secret, enabled, disabled_reason, failing_since, tx::text as tx, seq::text as seq, version, created_by, created_at',
+  'user_group, id, url, description, filter, secret, enabled, disabled_reason, failing_since, tx::text as tx, seq::text as seq, start_snapshot::text as start_snapshot, version, created_by, created_at',
 );
 const DELIVERY = sql.raw(
   'user_group, id, webhook_id, tx::text as tx, seq::text as seq, status, attempts, next_attempt_at, created_at',
@@ -215,12 +215,7 @@ export async function lockWebhooks(
   return rows;
 }
 
-/**
- * Queues one delivery per (webhook, change) and moves each webhook's position to `to`. A change
- * its webhook's maker could already see (committed before the webhook was made, though after the
- * position the log's end then had: a transaction still running elsewhere holds that end back) is
- * not delivered.
- */
+/** Queues one delivery per (webhook, change) and moves each webhook's position to `to`. */
 export async function queueDeliveries(
   trx: Transaction<Tables>,
   group: string,
@@ -232,11 +227,7 @@ export async function queueDeliveries(
       insert into webhook_deliveries (user_group, webhook_id, tx, seq, next_attempt_at)
       select ${group}, w, t::xid8, s::bigint, now()
       from unnest(${queued.map((q) => q.webhookId)}::uuid[], ${queued.map((q) => q.change.tx)}::text[],
-                  ${queued.map((q) => q.change.seq)}::text[]) as q(w, t, s)
-      where not exists (
-        select 1 from webhooks h
-        where h.user_group = ${group} and h.id = q.w and h.start_snapshot is not null
-          and pg_visible_in_snapshot(q.t::xid8, h.start_snapshot))`.execute(trx);
+                  ${queued.map((q) => q.change.seq)}::text[]) as q(w, t, s)`.execute(trx);
   for (const m of moved)
     await sql`
       update webhooks set tx = ${m.to.tx}::xid8, seq = ${m.to.seq}::bigint
