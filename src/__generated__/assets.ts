@@ -303,6 +303,12 @@ export type AssetProfile = {
   title: Scalars['String']['output'];
   upDataset: Maybe<UpDataset>;
   upDatasets: Maybe<Array<UpDataset>>;
+  /**
+   * Counts the profile's changes (1 when created); adding, changing or removing an extension counts
+   * too. `UpdateAssetProfileInput.ifVersion` takes it, and each profile mutation answers the version
+   * it left (assetql addition).
+   */
+  version: Scalars['Int']['output'];
   viewConfiguration: Maybe<AssetProfileViewConfiguration>;
   viewConfigurations: Maybe<Array<AssetProfileViewConfiguration>>;
 };
@@ -1725,6 +1731,7 @@ export type AssetProfileResolvers<ContextType = AssetsContext, ParentType extend
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   upDataset?: Resolver<Maybe<ResolversTypes['UpDataset']>, ParentType, ContextType, RequireFields<AssetProfileUpDatasetArgs, 'dataset'>>;
   upDatasets?: Resolver<Maybe<Array<ResolversTypes['UpDataset']>>, ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   viewConfiguration?: Resolver<Maybe<ResolversTypes['AssetProfileViewConfiguration']>, ParentType, ContextType, RequireFields<AssetProfileViewConfigurationArgs, 'id'>>;
   viewConfigurations?: Resolver<Maybe<Array<ResolversTypes['AssetProfileViewConfiguration']>>, ParentType, ContextType>;
 }>;

@@ -103,11 +103,17 @@ describe('assets subgraph entities', () => {
     const profile = await entities(
       'assets',
       'AssetProfile',
-      'profile',
+      'profile version',
       [{ profile: 'well' }],
       caller('demo'),
     );
-    expect(profile.body.data?._entities).toEqual([{ profile: 'well' }]);
+    const { version } = await database.db
+      .selectFrom('asset_profiles')
+      .select('version')
+      .where('user_group', '=', 'demo')
+      .where('profile', '=', 'well')
+      .executeTakeFirstOrThrow();
+    expect(profile.body.data?._entities).toEqual([{ profile: 'well', version }]);
     const filter = await entities(
       'assets',
       'AssetSelectionFilter',

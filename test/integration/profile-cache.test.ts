@@ -128,6 +128,63 @@ describe.runIf(postgres)('profile definitions between requests (PostgreSQL)', ()
     expect(await eventually(a, headersA, 'Oil well')).toBe('Oil well');
   });
 
+  it('the version a write leaves is read at once by its process and, once notified, by the other', async () => {
+    const VERSION = `{ assetProfiles { byId(profile: "well") { version } } }`;
+    const versionIn = async (app: TestApp, headers: Record<string, string>) =>
+      (await app.graphql<{ assetProfiles: { byId: { version: number } } }>(VERSION, {}, headers)).body.data
+        ?.assetProfiles.byId.version;
+    const until = async (app: TestApp, headers: Record<string, string>, want: number) => {
+      const end = Date.now() + 3_000;
+      let seen = await versionIn(app, headers);
+      while (seen !== want && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 20));
+        seen = await versionIn(app, headers);
+      }
+      return seen;
+    };
+    // Both processes keep the definition, version included.
+    const version = (await versionIn(b, headersB))!;
+    expect(await versionIn(a, headersA)).toBe(version);
+    const VERSIONED = `mutation($input: UpdateAssetProfileInput) { updateAssetProfile(input: $input) { errors { type } assetProfile { version } } }`;
+    const changed = await b.graphql<any>(
+      VERSIONED,
+      { input: { profile: 'well', title: 'Oil well', ifVersion: version } },
+      headersB,
+    );
+    expect(changed.body.data.updateAssetProfile).toEqual({
+      errors: [],
+      assetProfile: { version: version + 1 },
+    });
+    expect(await versionIn(b, headersB)).toBe(version + 1);
+    expect(await until(a, headersA, version + 1)).toBe(version + 1);
+    // An extension's change moves it too, in the process that made it and in the other.
+    const put = await a.graphql<any>(
+      `mutation($input: putAssetProfileExtensionInput!) { putAssetProfileExtension(input: $input) { errors { type } assetProfile { version } } }`,
+      {
+        input: { profile: 'well', extension: 'cached', properties: [{ name: 'cachedNote', type: 'STRING' }] },
+      },
+      headersA,
+    );
+    expect(put.body.data.putAssetProfileExtension).toEqual({
+      errors: [],
+      assetProfile: { version: version + 2 },
+    });
+    expect(await versionIn(a, headersA)).toBe(version + 2);
+    expect(await until(b, headersB, version + 2)).toBe(version + 2);
+    const stale = await b.graphql<any>(
+      VERSIONED,
+      { input: { profile: 'well', title: 'Oil well', ifVersion: version + 1 } },
+      headersB,
+    );
+    expect(stale.body.data.updateAssetProfile.errors).toEqual([{ type: 'VERSION_CONFLICT' }]);
+    await a.graphql(
+      `mutation { removeAssetProfileExtension(input: { profile: "well", extension: "cached" }) { errors { type } } }`,
+      {},
+      headersA,
+    );
+    expect(await versionIn(a, headersA)).toBe(version + 3);
+  });
+
   it('a rolled-back change is not seen, and a direct SQL change by an operator is', async () => {
     await elsewhere(
       `begin; update asset_profiles set title = 'Never' where user_group = 'demo' and profile = 'well'; rollback;`,

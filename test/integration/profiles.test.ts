@@ -232,3 +232,128 @@ describe('profile documents (assetql profiles apply)', () => {
     });
   });
 });
+
+describe('AssetProfile.version (what ifVersion takes)', () => {
+  const READ = `{ assetProfiles {
+    byId(profile: "well") { version title history(first: 1) { edges { node { entity kind version } } } }
+    all(first: 500) { edges { node { profile version } } } }
+    assets(profile: "well") { byId(id: "W-100-1-1") { assetProfile { version } } } }`;
+  const VERSIONED = `mutation($input: UpdateAssetProfileInput) { updateAssetProfile(input: $input) {
+    errors { type message } assetProfile { profile title version } } }`;
+
+  /** The version every way of reading the profile shows, in a request of its own. */
+  async function read() {
+    const r = await t.graphql<any>(READ, {}, demo);
+    expect(r.body.errors).toBeUndefined();
+    const { byId, all } = r.body.data.assetProfiles;
+    const listed = all.edges.find((e: any) => e.node.profile === 'well').node.version;
+    expect(listed).toBe(byId.version);
+    expect(r.body.data.assets.byId.assetProfile.version).toBe(byId.version);
+    expect((await stored())!.version).toBe(byId.version);
+    return {
+      version: byId.version as number,
+      title: byId.title as string,
+      last: byId.history.edges[0]?.node,
+    };
+  }
+
+  it('is answered by a write made at it, one more, and read so afterwards and in the change log', async () => {
+    const { version } = await read();
+    const r = await t.graphql<any>(
+      VERSIONED,
+      { input: { profile: 'well', title: 'Versioned well', ifVersion: version } },
+      demo,
+    );
+    expect(r.body.data.updateAssetProfile).toEqual({
+      errors: [],
+      assetProfile: { profile: 'well', title: 'Versioned well', version: version + 1 },
+    });
+    const after = await read();
+    expect(after).toMatchObject({ version: version + 1, title: 'Versioned well' });
+    expect(after.last).toEqual({ entity: 'ASSET_PROFILE', kind: 'UPDATED', version: version + 1 });
+  });
+
+  it('refuses the version before with VERSION_CONFLICT, writing nothing', async () => {
+    const { version, title } = await read();
+    const before = await stored();
+    const stale = await t.graphql<any>(
+      VERSIONED,
+      { input: { profile: 'well', title: 'Stale', ifVersion: version - 1 } },
+      demo,
+    );
+    expect(stale.body.data.updateAssetProfile).toEqual({
+      errors: [
+        {
+          type: 'VERSION_CONFLICT',
+          message: `The profile is at version ${version}, not ${version - 1}; reload it.`,
+        },
+      ],
+      assetProfile: null,
+    });
+    expect(await stored()).toEqual(before);
+    expect(await read()).toMatchObject({ version, title });
+  });
+
+  it('lets one of two writes at the same version through', async () => {
+    const { version } = await read();
+    const answers = await Promise.all(
+      ['First', 'Second'].map((title) =>
+        t.graphql<any>(VERSIONED, { input: { profile: 'well', title, ifVersion: version } }, demo),
+      ),
+    );
+    const results = answers.map((a) => a.body.data.updateAssetProfile);
+    expect(results.filter((x) => x.errors.length === 0).map((x) => x.assetProfile.version)).toEqual([
+      version + 1,
+    ]);
+    expect(results.filter((x) => x.errors[0]?.type === 'VERSION_CONFLICT')).toHaveLength(1);
+    expect((await read()).version).toBe(version + 1);
+  });
+
+  it('moves with an extension added and removed, as the answers say', async () => {
+    const { version } = await read();
+    const put = await t.graphql<any>(
+      `mutation($input: putAssetProfileExtensionInput!) { putAssetProfileExtension(input: $input) {
+        errors { type message } assetProfile { extensions version } } }`,
+      {
+        input: {
+          profile: 'well',
+          extension: 'versioned',
+          properties: [{ name: 'versionNote', type: 'STRING' }],
+        },
+      },
+      demo,
+    );
+    expect(put.body.data.putAssetProfileExtension).toEqual({
+      errors: [],
+      assetProfile: { extensions: ['versioned'], version: version + 1 },
+    });
+    expect(await read()).toMatchObject({
+      version: version + 1,
+      last: { entity: 'ASSET_PROFILE_EXTENSION', kind: 'CREATED' },
+    });
+    const removed = await t.graphql<any>(
+      `mutation($input: removeAssetProfileExtensionInput!) { removeAssetProfileExtension(input: $input) {
+        errors { type message } assetProfile { extensions version } } }`,
+      { input: { profile: 'well', extension: 'versioned' } },
+      demo,
+    );
+    expect(removed.body.data.removeAssetProfileExtension).toEqual({
+      errors: [],
+      assetProfile: { extensions: [], version: version + 2 },
+    });
+    expect((await read()).version).toBe(version + 2);
+    // The version an extension change moved to is the one a profile write must state.
+    const stale = await t.graphql<any>(
+      VERSIONED,
+      { input: { profile: 'well', title: 'Well', ifVersion: version } },
+      demo,
+    );
+    expect(stale.body.data.updateAssetProfile.errors[0].type).toBe('VERSION_CONFLICT');
+    const fresh = await t.graphql<any>(
+      VERSIONED,
+      { input: { profile: 'well', title: 'Well', ifVersion: version + 2 } },
+      demo,
+    );
+    expect(fresh.body.data.updateAssetProfile.assetProfile.version).toBe(version + 3);
+  });
+});

@@ -10,6 +10,8 @@ export interface ProfileRow {
   definition: Record<string, unknown>;
   /** The properties its assets' lookup keys hold (./lookup.ts). */
   lookup_names: string[];
+  /** Counts the profile's writes, its extensions' included (AssetProfile.version). */
+  version: number;
 }
 
 export interface AssetRow {
@@ -118,7 +120,7 @@ export function listProfiles(
 ): Promise<ProfileRow[]> {
   let q = db
     .selectFrom('asset_profiles')
-    .select(['user_group', 'profile', 'title', 'owner_username', 'definition', 'lookup_names'])
+    .select(['user_group', 'profile', 'title', 'owner_username', 'definition', 'lookup_names', 'version'])
     .where('user_group', '=', group);
   if (after !== undefined) q = q.where('profile', '>', after);
   return q
@@ -137,7 +139,7 @@ export async function profilesWithExtensions(
   const { rows } = await sql<
     ProfileRow & { extensions: { extension: string; definition: Record<string, unknown> }[] }
   >`
-    select p.user_group, p.profile, p.title, p.owner_username, p.definition, p.lookup_names,
+    select p.user_group, p.profile, p.title, p.owner_username, p.definition, p.lookup_names, p.version,
       coalesce((select jsonb_agg(jsonb_build_object('extension', e.extension, 'definition', e.definition) order by e.extension)
                 from asset_profile_extensions e
                 where e.user_group = p.user_group and e.profile = p.profile), '[]'::jsonb) as extensions

@@ -89,6 +89,12 @@ export interface EffectiveProfile {
    * (src/subgraphs/assets/lookup.ts); filters use them to narrow equality through the index.
    */
   lookupNames: string[];
+  /**
+   * The stored `asset_profiles.version`: 1 when created, one more for every write of the profile,
+   * an extension's addition, change or removal included; what `UpdateAssetProfileInput.ifVersion`
+   * takes.
+   */
+  version: number;
 }
 
 export function effectiveProfile(
@@ -100,6 +106,8 @@ export function effectiveProfile(
     definition: Record<string, unknown>;
     /** Absent for a profile not stored yet: none. */
     lookup_names?: string[];
+    /** Absent for a profile not stored yet: its first. */
+    version?: number;
   },
   extensions: readonly { extension: string; definition: Record<string, unknown> }[],
 ): EffectiveProfile {
@@ -124,5 +132,6 @@ export function effectiveProfile(
     relationships: layers.flatMap(([ext, d]) => tag(d.relationships, ext)),
     propertyMaps: layers.flatMap(([ext, d]) => tag(d.propertyMaps, ext)),
     lookupNames: row.lookup_names ?? [],
+    version: row.version ?? 1,
   };
 }

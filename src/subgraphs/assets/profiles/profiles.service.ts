@@ -27,6 +27,13 @@ export interface ProfileInput extends ProfileDocument {
 /** The profiles a change applied, or why nothing changed. */
 export type ProfileOutcome = Result<string[], AssetErrorType>;
 
+/**
+ * A change of one profile: the profile as the change left it, with the version the change gave
+ * it (what the next write's `ifVersion` takes), or why nothing changed. Its lookup names are
+ * those read before the change (names only grow; filters read them from a fresh load).
+ */
+export type ProfileWrite = Result<EffectiveProfile, AssetErrorType>;
+
 const DOCUMENT_KEYS = [
   'displayNameProperty',
   'displayNameTemplate',
@@ -123,7 +130,9 @@ export async function applyProfiles(
  * A profile change that would leave merged assets without a required property (a removed
  * dataset was their only source) is refused like any other invalid change.
  */
-async function refusingBadMerges(change: () => Promise<ProfileOutcome>): Promise<ProfileOutcome> {
+async function refusingBadMerges<T>(
+  change: () => Promise<Result<T, AssetErrorType>>,
+): Promise<Result<T, AssetErrorType>> {
   try {
     return await change();
   } catch (e) {
@@ -168,30 +177,24 @@ export interface ProfileUpdate {
   ifVersion?: number | null;
 }
 
-/** `updateAssetProfile`: fields given replace the stored ones; null clears a nullable one. */
+/**
+ * `updateAssetProfile`: fields given replace the stored ones; null clears a nullable one. The
+ * profile row is locked before anything is read, so that the version checked, the document
+ * changed and the version answered are one and the same, whatever writes at the same time.
+ */
 export async function updateProfile(
   db: Kysely<Tables>,
   group: string,
   u: ProfileUpdate,
-): Promise<ProfileOutcome> {
+): Promise<ProfileWrite> {
   return db.transaction().execute(async (trx) => {
+    const version = await lockProfile(trx, group, u.profile);
+    if (version === null) return fail('NOT_FOUND', `There is no profile ${u.profile}.`);
+    if (u.ifVersion != null && version !== u.ifVersion)
+      return fail('VERSION_CONFLICT', `The profile is at version ${version}, not ${u.ifVersion}; reload it.`);
     const all = await loadAll(trx, group);
     const p = all.get(u.profile);
     if (!p) return fail('NOT_FOUND', `There is no profile ${u.profile}.`);
-    if (u.ifVersion != null) {
-      const { version } = await trx
-        .selectFrom('asset_profiles')
-        .select('version')
-        .where('user_group', '=', group)
-        .where('profile', '=', u.profile)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      if (version !== u.ifVersion)
-        return fail(
-          'VERSION_CONFLICT',
-          `The profile is at version ${version}, not ${u.ifVersion}; reload it.`,
-        );
-    }
     if (u.title === null || u.displayNameProperty === null)
       return fail('INVALID_INPUT', 'title and displayNameProperty cannot be cleared.');
     const document: ProfileDocument = { ...p.document };
@@ -208,7 +211,7 @@ export async function updateProfile(
     all.set(u.profile, updated);
     const problem = validateEffective(updated, (n) => all.get(n) ?? null);
     if (problem) return problem;
-    await trx
+    const written = await trx
       .updateTable('asset_profiles')
       .set({
         title: updated.title,
@@ -218,10 +221,29 @@ export async function updateProfile(
       })
       .where('user_group', '=', group)
       .where('profile', '=', u.profile)
-      .execute();
+      .returning('version')
+      .executeTakeFirstOrThrow();
     await refreshDerived(trx, updated);
-    return ok([u.profile]);
+    return ok({ ...updated, version: written.version });
   });
+}
+
+/**
+ * Locks profile `profile` for the rest of the transaction (a writer of it or of its extensions
+ * waits for the others) and answers its version; null when there is no such profile. The lock
+ * is the one its update takes anyway (`for no key update`): asset writers, which hold the row
+ * `for share` while they write the profile's assets, are waited for as before, and writes of
+ * rows whose foreign key references it (views, filters, extensions) are not held up.
+ */
+async function lockProfile(trx: Db, group: string, profile: string): Promise<number | null> {
+  const row = await trx
+    .selectFrom('asset_profiles')
+    .select('version')
+    .where('user_group', '=', group)
+    .where('profile', '=', profile)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  return row?.version ?? null;
 }
 
 /** Adds or replaces a named layer of definitions; the result must still validate. */
@@ -231,12 +253,14 @@ export async function putExtension(
   profile: string,
   extension: string,
   input: ExtensionDocument,
-): Promise<ProfileOutcome> {
+): Promise<ProfileWrite> {
   if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(extension)) {
     return fail('INVALID_INPUT', `Extension name ${extension} is not valid.`);
   }
   return refusingBadMerges(() =>
-    db.transaction().execute(async (trx) => {
+    db.transaction().execute(async (trx): Promise<ProfileWrite> => {
+      if ((await lockProfile(trx, group, profile)) === null)
+        return fail('NOT_FOUND', `There is no profile ${profile}.`);
       const all = await loadAll(trx, group);
       const p = all.get(profile);
       if (!p) return fail('NOT_FOUND', `There is no profile ${profile}.`);
@@ -254,11 +278,11 @@ export async function putExtension(
             .doUpdateSet((eb) => ({ definition: eb.ref('excluded.definition'), updated_at: sql`now()` })),
         )
         .execute();
-      await touch(trx, group, profile);
+      const version = await touch(trx, group, profile);
       await followProfileChange(kyselyExec(trx), group, p, next);
       await refreshDerived(trx, next);
       await refreshLookups(kyselyExec(trx), group);
-      return ok([profile]);
+      return ok({ ...next, version });
     }),
   );
 }
@@ -268,9 +292,11 @@ export async function removeExtension(
   group: string,
   profile: string,
   extension: string,
-): Promise<ProfileOutcome> {
+): Promise<ProfileWrite> {
   return refusingBadMerges(() =>
-    db.transaction().execute(async (trx) => {
+    db.transaction().execute(async (trx): Promise<ProfileWrite> => {
+      if ((await lockProfile(trx, group, profile)) === null)
+        return fail('NOT_FOUND', `There is no profile ${profile}.`);
       const all = await loadAll(trx, group);
       const p = all.get(profile);
       if (!p) return fail('NOT_FOUND', `There is no profile ${profile}.`);
@@ -287,11 +313,11 @@ export async function removeExtension(
         .where('profile', '=', profile)
         .where('extension', '=', extension)
         .execute();
-      await touch(trx, group, profile);
+      const version = await touch(trx, group, profile);
       await followProfileChange(kyselyExec(trx), group, p, next);
       await refreshDerived(trx, next);
       // No refreshLookups: lookup names only grow, and removing definitions adds none.
-      return ok([profile]);
+      return ok({ ...next, version });
     }),
   );
 }
@@ -317,18 +343,22 @@ function withExtensions(
       owner_username: p.ownerUsername,
       definition: p.document as unknown as Record<string, unknown>,
       lookup_names: p.lookupNames,
+      version: p.version,
     },
     layers,
   );
 }
 
-async function touch(trx: Db, group: string, profile: string) {
-  await trx
+/** Counts a change of the profile's extensions as a write of the profile; its new version. */
+async function touch(trx: Db, group: string, profile: string): Promise<number> {
+  const { version } = await trx
     .updateTable('asset_profiles')
     .set({ version: sql`version + 1`, updated_at: sql`now()` })
     .where('user_group', '=', group)
     .where('profile', '=', profile)
-    .execute();
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return version;
 }
 
 /** The stored document of a profile, as `profiles apply` takes it (without extensions). */

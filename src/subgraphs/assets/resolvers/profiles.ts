@@ -9,7 +9,7 @@ import { datasetViews } from '../datasets/views.ts';
 import { exportResolvers } from '../exports/resolvers.ts';
 import type { EffectiveProfile, ExtensionDocument } from '../profiles/definition.ts';
 import {
-  type ProfileOutcome,
+  type ProfileWrite,
   putExtension,
   removeExtension,
   updateProfile,
@@ -20,16 +20,17 @@ import { asCaller, assetConnection, tenant } from './common.ts';
 const PROFILE_PAGE = 100;
 const MAX_PROFILE_PAGE = 500;
 
-/** Runs a profile change and answers with the profile as it now is (spec §7.2). */
-async function profileMutation(
-  ctx: AssetsContext,
-  profile: string | null,
-  change: (group: string) => Promise<ProfileOutcome>,
-) {
+/**
+ * Runs a profile change and answers with the profile as the change left it (spec §7.2): its
+ * `version` is the one the change gave it, even when another write has followed since. What this
+ * request and this process keep of profiles is forgotten, so later reads load the new definition.
+ */
+async function profileMutation(ctx: AssetsContext, change: (group: string) => Promise<ProfileWrite>) {
   const outcome = await asCaller(ctx, 'Sign in to change profiles.', (caller) => change(caller.userGroup));
   if (outcome.ok) ctx.loaders.profilesChanged();
-  const assetProfile = outcome.ok && profile ? await ctx.loaders.profile.load(profile) : null;
-  return mutationResult(ctx.requestId, outcome, () => ({ assetProfile }), { assetProfile: null });
+  return mutationResult(ctx.requestId, outcome, (assetProfile) => ({ assetProfile }), {
+    assetProfile: null,
+  });
 }
 
 export const profileQueries: QueryResolvers<AssetsContext> = {
@@ -41,11 +42,11 @@ export const profileQueries: QueryResolvers<AssetsContext> = {
 
 export const profileMutations: MutationResolvers<AssetsContext> = {
   updateAssetProfile: (_root, { input }, ctx) =>
-    profileMutation(ctx, input?.profile ?? null, async (group) =>
+    profileMutation(ctx, async (group) =>
       input ? updateProfile(ctx.db, group, input) : fail('INVALID_INPUT', 'input is required.'),
     ),
   putAssetProfileExtension: (_root, { input }, ctx) =>
-    profileMutation(ctx, input.profile, (group) =>
+    profileMutation(ctx, (group) =>
       putExtension(ctx.db, group, input.profile, input.extension, {
         properties: (input.properties ?? undefined) as ExtensionDocument['properties'],
         relationships: (input.relationships ?? undefined) as ExtensionDocument['relationships'],
@@ -53,9 +54,7 @@ export const profileMutations: MutationResolvers<AssetsContext> = {
       }),
     ),
   removeAssetProfileExtension: (_root, { input }, ctx) =>
-    profileMutation(ctx, input.profile, (group) =>
-      removeExtension(ctx.db, group, input.profile, input.extension),
-    ),
+    profileMutation(ctx, (group) => removeExtension(ctx.db, group, input.profile, input.extension)),
 };
 
 /** `assetProfiles` and the profile types: the effective profile as its fields show it. */
