@@ -56,8 +56,9 @@ export async function startServer(
   } = {},
 ): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aq-bench-'));
-  // Each scenario gets a database of its own on the server DATABASE_URL names, dropped after.
-  const admin = process.env.DATABASE_URL;
+  // Each scenario gets a database of its own on the server DATABASE_URL names, dropped after;
+  // a server given a DATABASE_URL of its own (another process on a database already made) none.
+  const admin = extraEnv.DATABASE_URL ? undefined : process.env.DATABASE_URL;
   const own = admin ? `assetql_bench_${process.pid}_${++databases}` : undefined;
   let databaseUrl: string | undefined;
   if (admin && own) {

@@ -21,7 +21,7 @@ import { type HostileBenchResult, hostileBench, hostileMarkdown } from './hostil
 import { cpus } from './lib.ts';
 import { peersChart } from './peers/chart.ts';
 import { type PeersResult, peersBench, peersMarkdown } from './peers.ts';
-import { type ScaleBenchResult, scaleBench, scaleMarkdown } from './scale.ts';
+import { replicaShare, type ScaleBenchResult, scaleBench, scaleMarkdown } from './scale.ts';
 import { type SoakResult, soakBench, soakMarkdown } from './soak.ts';
 import { type StartBenchResult, startBench, startMarkdown } from './start.ts';
 import { type TelemetryBenchResult, telemetryBench, telemetryMarkdown } from './telemetry.ts';
@@ -260,9 +260,18 @@ function smokeProblems(r: typeof results): string[] {
   if (start && !(start.restRssMb > 0)) problems.push('start: memory at rest not measured');
   const scale = r.scale as ScaleBenchResult | undefined;
   if (scale?.skipped) problems.push(`scale skipped: ${scale.skipped}`);
-  for (const [setup, c] of Object.entries(scale?.cells ?? {}))
-    if (c.failures || c.rps === 0)
-      problems.push(`scale ${setup}: ${c.failures} failed requests of ${c.rps} req/s`);
+  for (const [routing, cells] of [
+    ['off', scale?.cells],
+    ['on', scale?.replica?.cells],
+  ] as const)
+    for (const [setup, c] of Object.entries(cells ?? {}))
+      if (c.failures || c.rps === 0)
+        problems.push(
+          `scale ${setup}, replica routing ${routing}: ${c.failures} failed requests of ${c.rps} req/s`,
+        );
+  if (scale?.cells && !scale.replica) problems.push('scale: the cells with replica routing on did not run');
+  if (scale?.replica && !(replicaShare(scale.replica.reads) > 0))
+    problems.push(`scale: the replica answered no reads (${JSON.stringify(scale.replica.reads)})`);
   const consoleRun = r.console as ConsoleBenchResult | undefined;
   for (const p of consoleRun?.problems ?? []) problems.push(`console: ${p}`);
   if (consoleRun && !(consoleRun.map.firstDrawMs > 0 && consoleRun.pans.length === 3))
