@@ -11,12 +11,12 @@
 // Needs Chromium at /usr/bin/chromium (Debian: `apt-get install -y chromium`). With
 // ASSETQL_SCREENSHOTS=1 it writes the asset page's screenshot to docs/images/.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { axeFaults, launchChromium } from '../helpers/browser.ts';
+import { audit, closeWatched, launchChromium, openConsole } from '../helpers/browser.ts';
 
 const UI_TIMEOUT = 10_000;
 const TEST_TIMEOUT = 60_000;
@@ -44,72 +44,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Watched {
-  page: Page;
-  context: BrowserContext;
-  requests: string[];
-  problems: string[];
-  /** The event streams the page has open now, and the most it had open at once. */
-  streams: Set<unknown>;
-  mostStreams: number;
-  /** The `after` each event stream was opened with, in order. */
-  resumedAfter: (string | null)[];
-}
-
 /** A page of the console, signed in as demo at `hash`, watched. */
-async function openConsole(hash: string): Promise<Watched> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' });
-  const page = await context.newPage();
-  const watched: Watched = {
-    page,
-    context,
-    requests: [],
-    problems: [],
-    streams: new Set(),
-    mostStreams: 0,
-    resumedAfter: [],
-  };
-  page.on('request', (request) => {
-    watched.requests.push(request.url());
-    if (request.headers().accept === 'text/event-stream') {
-      watched.streams.add(request);
-      watched.mostStreams = Math.max(watched.mostStreams, watched.streams.size);
-      watched.resumedAfter.push(request.postDataJSON()?.variables?.after ?? null);
-    }
-  });
-  const ended = (request: unknown) => watched.streams.delete(request);
-  page.on('requestfailed', ended);
-  page.on('requestfinished', ended);
-  page.on('console', (m) => {
-    if (m.type() === 'error') watched.problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => watched.problems.push(`page: ${e.message}`));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      console.error(`CSP ${e.violatedDirective} refused ${e.blockedURI}`),
-    );
-  });
-  await page.goto(`${origin}/console${hash}`, { waitUntil: 'load' });
-  await page.getByLabel('Username').fill('demo');
-  await page.getByLabel('Password', { exact: true }).fill('demo');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  return watched;
-}
-
-/** After a test: nothing left the origin, and nothing failed. */
-async function done(watched: Watched): Promise<void> {
-  const elsewhere = watched.requests.filter(
-    (url) => !url.startsWith('data:') && new URL(url).origin !== origin,
-  );
-  expect(elsewhere).toEqual([]);
-  expect(watched.requests).toContain(`${origin}/api/graphql`);
-  expect(watched.problems).toEqual([]);
-  await watched.context.close();
-}
-
-async function audit(page: Page, screen: string): Promise<void> {
-  expect(await axeFaults(page), `axe on ${screen}`).toEqual([]);
-}
+const open = (hash: string) => openConsole(browser!, origin, hash, { timezoneId: 'UTC' });
 
 const heading = (page: Page) => page.getByRole('heading', { level: 1 }).innerText();
 const live = (page: Page) => page.locator('#live-status').innerText();
@@ -148,7 +84,7 @@ describe('the console’s asset page', () => {
   it(
     'opens an asset from the table: properties, readings, relationships both ways, issues, history, a chart',
     async () => {
-      const watched = await openConsole('#/profiles/well?size=10');
+      const watched = await open('#/profiles/well?size=10');
       const { page } = watched;
       const well = await asset('well', WELL);
       await page.getByRole('link', { name: well.displayName, exact: true }).click({ timeout: UI_TIMEOUT });
@@ -249,7 +185,7 @@ describe('the console’s asset page', () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
       await expect.poll(() => heading(page)).toBe('Sign in');
       await expect.poll(() => watched.streams.size).toBe(0);
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );
@@ -263,7 +199,7 @@ describe('the console’s asset page', () => {
         .byId;
       for (let i = 1; i <= 11; i++) await write('well', id, { depth: properties.depth + i });
       const changes = version + 11;
-      const watched = await openConsole(`#/profiles/well/assets/${id}`);
+      const watched = await open(`#/profiles/well/assets/${id}`);
       const { page } = watched;
       const summary = () => cell(page, '#history-summary');
       await expect.poll(summary, { timeout: UI_TIMEOUT }).toBe('Changes 1–10, newest first');
@@ -282,7 +218,7 @@ describe('the console’s asset page', () => {
       expect(await newer.evaluate((b) => b === document.activeElement)).toBe(true);
       await page.keyboard.press('Enter');
       await expect.poll(summary).toBe('Changes 1–10, newest first');
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );
@@ -290,7 +226,7 @@ describe('the console’s asset page', () => {
   it(
     'shows another client’s changes live in an open table and an open asset page, also after the connection dropped',
     async () => {
-      const watched = await openConsole('#/profiles/well?size=10');
+      const watched = await open('#/profiles/well?size=10');
       const { page } = watched;
       await expect
         .poll(() => live(page), { timeout: UI_TIMEOUT })
@@ -346,7 +282,7 @@ describe('the console’s asset page', () => {
       await page.goto(`${origin}/console#/profiles`);
       await expect.poll(() => heading(page)).toBe('Asset profiles');
       await expect.poll(() => watched.streams.size).toBe(0);
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT * 2,
   );

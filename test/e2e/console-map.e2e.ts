@@ -2,22 +2,25 @@
 // with its search, drawn with the layers and colours of the profile's map view, panned and zoomed
 // from the keyboard (each move asking the server for the new viewport), a layer shown; a profile
 // of thousands of points clustered by the server, a cluster clicked into; lines and polygons
-// drawn where they are and listed. Every request goes to the server's origin, nothing breaks the
-// CSP, and axe-core finds no serious or critical fault.
+// drawn where they are and listed; another client's writes (an asset moved into view, one made
+// there, one deleted) shown live without a reload, a burst of them asking for few viewports, the
+// page's one stream closed when it is left. Every request goes to the server's origin, nothing
+// breaks the CSP, and axe-core finds no serious or critical fault.
 //
 // Needs Chromium at /usr/bin/chromium (Debian: `apt-get install -y chromium`). With
 // ASSETQL_SCREENSHOTS=1 it writes the map's screenshots to docs/images/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compact } from '../../src/console/app/map-draw.ts';
+import { MOST_WAIT_MS } from '../../src/console/app/map-live.ts';
 import { type Bbox, parsePosition, project, viewportBbox } from '../../src/console/app/map-projection.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { axeFaults, launchChromium } from '../helpers/browser.ts';
+import { audit, closeWatched, launchChromium, openConsole } from '../helpers/browser.ts';
 import { ROOT } from '../helpers/processes.ts';
 
 const TEST_TIMEOUT = 60_000;
@@ -103,6 +106,13 @@ beforeAll(async () => {
       },
     ],
   ]);
+  // Hydrants in Calgary, one far off to the north-east.
+  await addProfile('hydrant', [
+    ['H-1', 'red', { type: 'Point', coordinates: [-114.08, 51.05] }],
+    ['H-2', 'red', { type: 'Point', coordinates: [-114.06, 51.04] }],
+    ['H-3', 'red', { type: 'Point', coordinates: [-114.07, 51.06] }],
+    ['H-4', 'red', { type: 'Point', coordinates: [-113.0, 52.0] }],
+  ]);
   demo = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
   server = await listen(t.handle, 0, '127.0.0.1');
   origin = new URL(server.url).origin;
@@ -114,48 +124,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Watched {
-  page: Page;
-  context: BrowserContext;
-  requests: string[];
-  problems: string[];
-}
-
 /** A page of the console, signed in as demo at `hash`, watched. */
-async function openConsole(hash: string): Promise<Watched> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const watched: Watched = { page, context, requests: [], problems: [] };
-  page.on('request', (request) => watched.requests.push(request.url()));
-  page.on('console', (m) => {
-    if (m.type() === 'error') watched.problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => watched.problems.push(`page: ${e.message}`));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      console.error(`CSP ${e.violatedDirective} refused ${e.blockedURI}`),
-    );
-  });
-  await page.goto(`${origin}/console${hash}`, { waitUntil: 'load' });
-  await page.getByLabel('Username').fill('demo');
-  await page.getByLabel('Password', { exact: true }).fill('demo');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  return watched;
-}
-
-async function done(watched: Watched): Promise<void> {
-  const elsewhere = watched.requests.filter(
-    (url) => !url.startsWith('data:') && new URL(url).origin !== origin,
-  );
-  expect(elsewhere).toEqual([]);
-  expect(watched.requests).toContain(`${origin}/api/graphql`);
-  expect(watched.problems).toEqual([]);
-  await watched.context.close();
-}
-
-async function audit(page: Page, screen: string): Promise<void> {
-  expect(await axeFaults(page), `axe on ${screen}`).toEqual([]);
-}
+const open = (hash: string) => openConsole(browser!, origin, hash);
 
 async function api<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const r = await t.graphql<any>(query, variables, demo);
@@ -220,7 +190,7 @@ describe('the console map in Chromium', () => {
   it(
     'shows the list’s assets with the profile’s map view, and pans and zooms from the keyboard',
     async () => {
-      const watched = await openConsole('#/profiles/well?search=Peace');
+      const watched = await open('#/profiles/well?search=Peace');
       const { page } = watched;
       await page.getByRole('link', { name: 'Show on a map' }).click();
       await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Well on a map');
@@ -320,10 +290,10 @@ describe('the console map in Chromium', () => {
       );
       await page.getByRole('link', { name: 'Show them as a list' }).click();
       await expect.poll(() => new URL(page.url()).hash).toBe('#/profiles/well?search=Peace');
-      await done(watched);
+      await closeWatched(watched);
 
       if (process.env.ASSETQL_SCREENSHOTS === '1') {
-        const shot = await openConsole('#/profiles/well/map?at=6%2F53.6%2F-114.0');
+        const shot = await open('#/profiles/well/map?at=6%2F53.6%2F-114.0');
         await drawnAfter(shot.page, 0);
         mkdirSync(IMAGES, { recursive: true });
         await shot.page.screenshot({ path: join(IMAGES, 'console-map.png') });
@@ -336,7 +306,7 @@ describe('the console map in Chromium', () => {
   it(
     'clusters thousands of assets on the server, and a click on a cluster zooms into it',
     async () => {
-      const watched = await openConsole('#/profiles/meter/map');
+      const watched = await open('#/profiles/meter/map');
       const { page } = watched;
       await drawnAfter(page, 0);
       // No view configuration: the map fits every meter, counted per cell by the server.
@@ -379,7 +349,7 @@ describe('the console map in Chromium', () => {
       const links = page.locator('#map-list a');
       expect(await links.count()).toBeGreaterThan(0);
       expect(await links.first().getAttribute('href')).toMatch(/^#\/profiles\/meter\/assets\/M-\d{4}$/);
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );
@@ -387,7 +357,7 @@ describe('the console map in Chromium', () => {
   it(
     'draws lines and polygons where they are, and lists them',
     async () => {
-      const watched = await openConsole('#/profiles/pipeline/map');
+      const watched = await open('#/profiles/pipeline/map');
       const { page } = watched;
       await drawnAfter(page, 0);
       expect(await summary(page)).toMatch(/: Assets: 3 assets\.$/);
@@ -410,8 +380,89 @@ describe('the console map in Chromium', () => {
       // Away from them: the background.
       expect((await pixel(page, -112.63, 52.71)).rgb).toEqual(background);
       await audit(page, 'map of lines and polygons');
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
+  );
+
+  it(
+    'shows another client’s writes live where the map looks, a burst of them asking for few viewports',
+    async () => {
+      const at = '12/51.05/-114.07';
+      const watched = await open(`#/profiles/hydrant/map?at=${encodeURIComponent(at)}`);
+      const { page } = watched;
+      await drawnAfter(page, 0);
+      const listed = () => page.locator('#map-list a').allInnerTexts();
+      expect(await listed()).toEqual(['H-1 red', 'H-2 red', 'H-3 red']);
+      await expect
+        .poll(() => page.locator('#live-status').innerText())
+        .toBe('Live: changes show as they are made.');
+      // The page is not loaded again: what it holds stays, and the map looks where it did.
+      await page.evaluate(() => {
+        (window as unknown as { kept: boolean }).kept = true;
+      });
+      const kept = () => page.evaluate(() => (window as unknown as { kept?: boolean }).kept === true);
+      const write = async (assets: object[]) => {
+        const data = await api(
+          'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { type message } } }',
+          { input: { profile: 'hydrant', assets } },
+        );
+        expect(data.upsertAssets.errors).toEqual([]);
+      };
+      const hydrant = (id: string, lon: number, lat: number) => ({
+        id,
+        properties: { name: `${id} red`, kind: 'red' },
+        geometry: { type: 'Point', coordinates: [lon, lat] },
+      });
+
+      // Moved into view; made there; deleted: each shown within seconds.
+      await write([hydrant('H-4', -114.05, 51.055)]);
+      await expect.poll(listed).toEqual(['H-1 red', 'H-2 red', 'H-3 red', 'H-4 red']);
+      await write([hydrant('H-5', -114.09, 51.045)]);
+      await expect.poll(listed).toEqual(['H-1 red', 'H-2 red', 'H-3 red', 'H-4 red', 'H-5 red']);
+      // (Removed: a deleted asset stays on a map that does not filter it out, as the API answers.)
+      await api(
+        'mutation { deleteAssets(input: { profile: "hydrant", ids: ["H-2"], hard: true }) { errors { message } } }',
+      );
+      await expect.poll(listed).toEqual(['H-1 red', 'H-3 red', 'H-4 red', 'H-5 red']);
+      expect(await kept()).toBe(true);
+      expect(position(page)).toEqual(parsePosition(at));
+      await audit(page, 'map, changed live');
+
+      // 200 writes, ten at a time, as fast as the server takes them: a handful of viewports, at
+      // most one a second while they keep coming and one after, never one a write.
+      const asked = () => watched.documents.filter((d) => d.includes('mapViewport')).length;
+      const before = asked();
+      const started = Date.now();
+      for (let i = 0; i < 200; i += 10)
+        await Promise.all(
+          Array.from({ length: 10 }, (_, j) =>
+            write([
+              hydrant(
+                `H-${100 + i + j}`,
+                -114.1 + ((i + j) % 20) * 0.003,
+                51.03 + Math.floor(i / 20) * 0.003,
+              ),
+            ]),
+          ),
+        );
+      const took = Date.now() - started;
+      await expect.poll(() => summary(page)).toBe('In view at zoom 12: Assets: 204 assets.');
+      // Nothing more is asked once the last write is drawn.
+      await page.waitForTimeout(2 * MOST_WAIT_MS);
+      const viewports = asked() - before;
+      expect(viewports).toBeGreaterThan(0);
+      expect(viewports).toBeLessThanOrEqual(Math.min(20, Math.ceil(took / MOST_WAIT_MS) + 3));
+      expect(await kept()).toBe(true);
+      expect(position(page)).toEqual(parsePosition(at));
+      expect(watched.mostStreams).toBe(1);
+
+      // Leaving the map closes its stream.
+      await page.goto(`${origin}/console#/profiles`);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Asset profiles');
+      await expect.poll(() => watched.streams.size).toBe(0);
+      await closeWatched(watched);
+    },
+    TEST_TIMEOUT * 2,
   );
 });

@@ -1,7 +1,8 @@
 // The console's views and exports in a real headless Chromium, on the demo tenant: a view's
 // layout by media type drawn from an asset's data, edited by drag, resize and the keyboard, saved
 // and kept across a reload; a save meeting a layout changed meanwhile through the API shows the
-// conflict and loses nothing of the reader's; PRINTABLE in print media and as a PDF; exports of
+// conflict and loses nothing of the reader's; a map widget counting every asset of a profile of
+// thousands, clustered by the server; PRINTABLE in print media and as a PDF; exports of
 // the filtered list as CSV and XLSX with their progress, read back and compared with the API's
 // listing, and one cancelled. Every request goes to the server's origin, and axe-core finds no
 // serious or critical fault on any screen. With ASSETQL_SCREENSHOTS=1 it writes the screenshots of
@@ -12,16 +13,23 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { sql } from 'kysely';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VIEWPORT_LIMIT, WORLD } from '../../src/console/app/map-data.ts';
+import { compact } from '../../src/console/app/map-draw.ts';
+import { viewportBbox } from '../../src/console/app/map-projection.ts';
+import { formatPosition } from '../../src/console/app/view-charts.ts';
+import { WIDGET_MAP, widgetPosition } from '../../src/console/app/view-map.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { axeFaults, launchChromium } from '../helpers/browser.ts';
+import { audit, closeWatched, launchChromium, openConsole } from '../helpers/browser.ts';
 import { ROOT } from '../helpers/processes.ts';
 
 const UI_TIMEOUT = 15_000;
 const TEST_TIMEOUT = 60_000;
+const METERS = 3000;
 const IMAGES = join(ROOT, 'docs', 'images');
 /** Writes `name` of docs/images/ from what `target` shows, when asked to (ASSETQL_SCREENSHOTS=1). */
 async function screenshot(target: Page | Locator, name: string, fullPage = false): Promise<void> {
@@ -83,56 +91,20 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Watched {
-  page: Page;
-  context: BrowserContext;
-  requests: string[];
-  problems: string[];
-}
-
-/** A new browser at `hash` of the console, signed in as demo, watched for requests and errors. */
-async function open(hash: string): Promise<Watched> {
-  const context = await browser!.newContext({
-    viewport: { width: 1280, height: 1000 },
-    acceptDownloads: true,
-  });
-  const page = await context.newPage();
-  const watched = { page, context, requests: [] as string[], problems: [] as string[] };
-  page.on('request', (request) => watched.requests.push(request.url()));
-  page.on('console', (m) => {
-    if (m.type() === 'error') watched.problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => watched.problems.push(`page: ${e.message}`));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      console.error(`CSP ${e.violatedDirective} refused ${e.blockedURI}`),
-    );
-  });
-  await page.goto(`${origin}/console${hash}`);
-  await page.getByLabel('Username').fill('demo');
-  await page.getByLabel('Password', { exact: true }).fill('demo');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  return watched;
-}
-
-/** After a test: nothing left the origin (a download's blob: URL is the page's own), nothing failed. */
-async function done(watched: Watched): Promise<void> {
-  const elsewhere = watched.requests.filter(
-    (url) => !url.startsWith('data:') && new URL(url).origin !== origin,
-  );
-  expect(elsewhere).toEqual([]);
-  expect(watched.requests).toContain(`${origin}/api/graphql`);
-  expect(watched.problems).toEqual([]);
-  await watched.context.close();
-}
-
-async function audit(page: Page, screen: string): Promise<void> {
-  expect(await axeFaults(page), `axe on ${screen}`).toEqual([]);
-}
+/** A new browser at `hash` of the console, signed in as demo, watched. */
+const open = (hash: string) =>
+  openConsole(browser!, origin, hash, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
 
 const heading = (page: Page) => page.getByRole('heading', { level: 1 });
 const status = (page: Page) => page.locator('#status').innerText();
 const state = (page: Page) => page.locator('#layout-state').innerText();
+
+/** Asks the API as demo; an error fails the test. */
+async function api<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const r = await t.graphql<any>(query, variables, demo);
+  expect(r.body.errors).toBeUndefined();
+  return r.body.data;
+}
 
 /** Waits until the view shows asset `id` in its widgets. */
 async function shown(page: Page, id: string): Promise<void> {
@@ -228,9 +200,15 @@ describe('views and exports in the web console', () => {
       expect(details.x).toBeGreaterThan(map.x + map.width);
       expect(scada.y).toBeGreaterThan(map.y + map.height);
       expect(map.width / details.width).toBeCloseTo(2, 0);
+      // The map: the well among every well of its layer, as many as the API counts.
+      const wells = (await ids({ isDeleted: false })).length.toLocaleString('en');
       await expect
-        .poll(() => page.locator('[data-widget="map"] svg[role="img"]').getAttribute('aria-label'))
-        .toMatch(/° N, .*° W; Status: \w+\. Around it, \d+ other assets of the profile\.$/);
+        .poll(() => page.locator('[data-widget="map"] canvas[role="img"]').getAttribute('aria-label'))
+        .toMatch(
+          new RegExp(
+            `° N, .*° W; Status: [\\w-]+\\. In view at zoom \\d+: Wells by status: ${wells} assets( in \\d+ clusters \\(largest [\\d.k]+\\))?\\.$`,
+          ),
+        );
       expect(await page.locator('[data-widget="details"] th').allInnerTexts()).toContain('Status');
       expect(await page.locator('[data-widget="scada"] svg').first().getAttribute('aria-label')).toMatch(
         /^Casing pressure over the last 3 days: \d+ averages from [\d.]+ to [\d.]+, the last [\d.]+\.$/,
@@ -298,7 +276,7 @@ describe('views and exports in the web console', () => {
       await shown(page, first);
       expect(await placed(page)).toEqual(mine);
       expect(await state(page)).toBe(`Version ${after.version}.`);
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );
@@ -385,7 +363,7 @@ describe('views and exports in the web console', () => {
         .poll(() => status(page))
         .toBe(`Saved the web layout; the view is at version ${now.version + 2}.`);
       expect(places((await stored()).widgets)).toEqual(mine2);
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );
@@ -433,7 +411,7 @@ describe('views and exports in the web console', () => {
       expect(
         await page.evaluate(() => getComputedStyle(document.querySelector('header.top')!).display),
       ).not.toBe('none');
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );
@@ -517,7 +495,92 @@ describe('views and exports in the web console', () => {
       slowExports = false;
       await page.waitForTimeout(500);
       expect(downloads).toBe(0);
-      await done(watched);
+      await closeWatched(watched);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'draws a view’s map widget from the server’s clusters: every asset of a profile of thousands counted',
+    async () => {
+      // 3,000 meters on a grid around Calgary, and a view of them whose one widget is a map.
+      const db = t.database.db;
+      await sql`insert into asset_profiles (user_group, profile, title, owner_username, definition)
+        values ('demo', 'meter', 'Meter', 'demo',
+          '{"displayNameProperty": "name", "properties": [{"name": "name", "type": "STRING"}]}'::jsonb)`.execute(
+        db,
+      );
+      await sql`insert into assets (user_group, profile, id, properties, geometry, display_name)
+        select 'demo', 'meter', m.id, jsonb_build_object('name', m.id),
+          jsonb_build_object('type', 'Point', 'coordinates', jsonb_build_array(-114.5 + (i % 60) * 0.02, 50.6 + (i / 60) * 0.015)),
+          m.id
+        from generate_series(0, ${METERS - 1}) as i, lateral (select 'M-' || lpad(i::text, 4, '0') as id) as m`.execute(
+        db,
+      );
+      const view = await api(
+        `mutation($map: AssetProfileViewMapInput, $widgets: [AssetProfileViewWidgetInput!]!) {
+          v: updateAssetProfileViewConfiguration(input: { profile: "meter", id: "grid", name: "Meter grid", map: $map }) { errors { message } }
+          l: updateAssetProfileViewLayout(input: { profile: "meter", viewConfiguration: "grid", mediaType: WEB, widgets: $widgets }) { errors { message } }
+        }`,
+        {
+          map: { layers: [{ id: 'meters', name: 'Meters' }] },
+          widgets: [
+            {
+              id: 'map',
+              name: 'Map',
+              widget: 'map',
+              settings: { layers: ['meters'] },
+              layout: { x: 0, y: 0, w: 8, h: 6 },
+            },
+          ],
+        },
+      );
+      expect([view.v.errors, view.l.errors]).toEqual([[], []]);
+
+      const watched = await open('#/profiles/meter/views/grid');
+      const { page } = watched;
+      await expect.poll(() => heading(page).innerText(), { timeout: UI_TIMEOUT }).toBe('Meter grid');
+      await shown(page, 'M-0000');
+
+      // What the API answers for the widget's extent: the box around every meter, fitted.
+      const total = (await api('{ assets(profile: "meter") { all(first: 0) { totalCount } } }')).assets.all
+        .totalCount;
+      expect(total).toBe(METERS);
+      const world = await api(
+        `{ assets(profile: "meter") { mapViewport(bbox: [${WORLD.join(', ')}], zoom: 0, limit: 1) { clusters { bbox } } } }`,
+      );
+      const at = widgetPosition(world.assets.mapViewport.clusters[0].bbox, [-114.5, 50.6, -114.5, 50.6]);
+      const answer = (
+        await api(
+          `query($bbox: [Float!]!, $zoom: Int!) { assets(profile: "meter") {
+            mapViewport(bbox: $bbox, zoom: $zoom, limit: ${VIEWPORT_LIMIT}) { count clustered clusters { count } } } }`,
+          { bbox: viewportBbox(at, WIDGET_MAP.width, WIDGET_MAP.height), zoom: at.zoom },
+        )
+      ).assets.mapViewport;
+      expect(answer).toMatchObject({ count: METERS, clustered: true });
+      const counts: number[] = answer.clusters.map((c: { count: number }) => c.count);
+      expect(counts.reduce((a, b) => a + b, 0)).toBe(METERS);
+      const words = `M-0000 at ${formatPosition([-114.5, 50.6])}. In view at zoom ${at.zoom}: Meters: 3,000 assets in ${counts.length} clusters (largest ${compact(Math.max(...counts))}).`;
+      const map = page.locator('[data-widget="map"]');
+      expect(await map.locator('figcaption').innerText()).toBe(words);
+      expect(await map.locator('canvas[role="img"]').getAttribute('aria-label')).toBe(words);
+      // Drawn: the clusters' colour on the canvas, over its background.
+      const drawn = await map.locator('canvas').evaluate((canvas) => {
+        const c = canvas as HTMLCanvasElement;
+        const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+        let clustered = 0;
+        for (let i = 0; i < data.length; i += 4)
+          if (
+            Math.abs(data[i]! - 0x0b) < 30 &&
+            Math.abs(data[i + 1]! - 0x5c) < 30 &&
+            Math.abs(data[i + 2]! - 0xad) < 30
+          )
+            clustered += 1;
+        return clustered;
+      });
+      expect(drawn).toBeGreaterThan(counts.length * 100);
+      await audit(page, 'view with a clustered map');
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );

@@ -7,7 +7,7 @@
 //
 // Needs Chromium at /usr/bin/chromium (Debian: `apt-get install -y chromium`).
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { qrPath } from '../../src/console/app/qr.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
@@ -16,7 +16,7 @@ import { SESSION_COOKIE } from '../../src/shared/session-policy.ts';
 import { otpauthUri } from '../../src/subgraphs/auth/mfa/totp.ts';
 import { createUser } from '../../src/subgraphs/auth/users.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { axeFaults, launchChromium } from '../helpers/browser.ts';
+import { audit, closeWatched, launchChromium, type WatchedPage, watchPage } from '../helpers/browser.ts';
 
 const UI_TIMEOUT = 10_000;
 const TEST_TIMEOUT = 40_000;
@@ -66,28 +66,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** What a page did that it should not have: requests elsewhere, CSP refusals, errors. */
-interface Watched {
-  page: Page;
-  requests: string[];
-  problems: string[];
-}
-
 /** A new browser and page, opened at `/` as a person types the address, watched. */
-async function openConsole(): Promise<Watched & { context: BrowserContext }> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const watched = { page, context, requests: [] as string[], problems: [] as string[] };
-  page.on('request', (request) => watched.requests.push(request.url()));
-  page.on('console', (m) => {
-    if (m.type() === 'error') watched.problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => watched.problems.push(`page: ${e.message}`));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      console.error(`CSP ${e.violatedDirective} refused ${e.blockedURI}`),
-    );
-  });
+async function openConsole(): Promise<WatchedPage> {
+  const watched = await watchPage(browser!, origin);
+  const { page } = watched;
   const response = await page.goto(`${origin}/`, { waitUntil: 'load' });
   expect(response?.status()).toBe(200);
   expect(new URL(page.url()).pathname).toBe('/console');
@@ -95,22 +77,6 @@ async function openConsole(): Promise<Watched & { context: BrowserContext }> {
     /script-src 'self'; style-src 'self'/,
   );
   return watched;
-}
-
-/** After a test: nothing left the origin, the console talked to the API, and nothing failed. */
-async function done(watched: Watched & { context: BrowserContext }): Promise<void> {
-  const elsewhere = watched.requests.filter(
-    (url) => !url.startsWith('data:') && new URL(url).origin !== origin,
-  );
-  expect(elsewhere).toEqual([]);
-  expect(watched.requests).toContain(`${origin}/api/graphql`);
-  expect(watched.problems).toEqual([]);
-  await watched.context.close();
-}
-
-/** Fails on any serious or critical accessibility fault of the screen shown. */
-async function audit(page: Page, screen: string): Promise<void> {
-  expect(await axeFaults(page), `axe on ${screen}`).toEqual([]);
 }
 
 const heading = (page: Page) => page.getByRole('heading', { level: 1 });
@@ -282,7 +248,7 @@ describe('the web console in Chromium', () => {
       expect(await page.locator('.notice').innerText()).toBe('You have signed out.');
       const cookies = await watched.context.cookies();
       expect(cookies.filter((c) => c.name === SESSION_COOKIE && c.value !== '')).toEqual([]);
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );
@@ -317,7 +283,7 @@ describe('the web console in Chromium', () => {
       await signIn(page, 'demo', 'demo');
       await expect.poll(() => summary(page).innerText()).toBe('Showing 1–10 of 24 assets');
       expect(await heading(page).innerText()).toBe('Well');
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );
@@ -376,7 +342,7 @@ describe('the web console in Chromium', () => {
       await page.getByRole('button', { name: 'Verify' }).click();
       await expect.poll(() => heading(page).innerText()).toBe('Asset profiles');
       expect(await page.locator('#group').innerText()).toBe('demo');
-      await done(watched);
+      await closeWatched(watched);
     },
     TEST_TIMEOUT,
   );

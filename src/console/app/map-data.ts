@@ -2,8 +2,9 @@
 // their maps (layers and styling), and `Assets.mapViewport` (docs/schema.md §6) for every visible
 // layer in one request, each layer's filter joined by `and` to the list's. The API answers each
 // viewport with the assets themselves when few, else their counts per grid cell.
+import type { Api } from './api.ts';
 import type { AssetFilter } from './filters.ts';
-import type { Bbox } from './map-projection.ts';
+import { type Bbox, type MapPosition, viewportBbox } from './map-projection.ts';
 
 /** A layer of a view configuration's map, as the API answers it (docs/schema.md §8). */
 export interface MapLayerConfig {
@@ -161,6 +162,24 @@ export function answerOf(raw: RawViewport): ViewportAnswer {
   };
 }
 
+/**
+ * The box around every asset of `profile` under `filter` (asked with {@link EXTENT}), or null when
+ * there are none.
+ */
+export async function readExtent(
+  api: Api,
+  profile: string,
+  filter: AssetFilter | null,
+  signal: AbortSignal,
+): Promise<Bbox | null> {
+  const data = await api.request<{ assets: { mapViewport: Parameters<typeof extentOf>[0] } | null }>(
+    EXTENT,
+    { profile, filter },
+    signal,
+  );
+  return data.assets ? extentOf(data.assets.mapViewport) : null;
+}
+
 /** The extent answer's box around every asset, or null when there are none. */
 export function extentOf(raw: {
   count: number;
@@ -225,6 +244,62 @@ export interface MapLayer {
   style: LayerStyle;
   visible: boolean;
   answer: ViewportAnswer | null;
+}
+
+/** The layers of `configs` as a map holds them: styled in order, shown as configured, not answered yet. */
+export function mapLayers(configs: readonly MapLayerConfig[]): MapLayer[] {
+  return configs.map((config, i) => ({
+    config,
+    style: layerStyle(config, i),
+    visible: config.visible,
+    answer: null,
+  }));
+}
+
+/**
+ * The request of the viewport that a map of `size` pixels shows at `position`, for each of
+ * `shown` (at most {@link MAX_LAYERS}), each layer's filter joined to `current`.
+ */
+export function viewportRequest(
+  profile: string,
+  shown: readonly MapLayer[],
+  current: AssetFilter | null,
+  position: MapPosition,
+  size: readonly [number, number],
+): { query: string; variables: Record<string, unknown> } {
+  const variables: Record<string, unknown> = {
+    profile,
+    bbox: viewportBbox(position, size[0], size[1]),
+    zoom: position.zoom,
+    limit: VIEWPORT_LIMIT,
+  };
+  shown.slice(0, MAX_LAYERS).forEach((l, i) => {
+    variables[`f${i}`] = layerFilter(current, l.config.filter);
+    variables[`p${i}`] = [l.config.styleProperty, l.config.labelProperty].filter((p): p is string => !!p);
+  });
+  return { query: viewportsDocument(shown.length), variables };
+}
+
+/**
+ * Asks for the viewport of `shown` at `position` in a map of `size` pixels, in one request (none
+ * for no layer): each layer's answer, in order.
+ */
+export async function askViewports(
+  api: Api,
+  signal: AbortSignal,
+  profile: string,
+  shown: readonly MapLayer[],
+  current: AssetFilter | null,
+  position: MapPosition,
+  size: readonly [number, number],
+): Promise<(ViewportAnswer | null)[]> {
+  if (shown.length === 0) return [];
+  const { query, variables } = viewportRequest(profile, shown, current, position, size);
+  const data = await api.request<{ assets: Record<string, RawViewport> | null }>(query, variables, signal);
+  return shown.map((_, i) => {
+    const raw = data.assets?.[`l${i}`];
+    return raw ? answerOf(raw) : null;
+  });
 }
 
 /** The view configuration whose map applies: the one named, else the first with a map. */

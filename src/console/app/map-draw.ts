@@ -3,7 +3,7 @@
 // style, or its clusters as discs sized by their counts. Every position is projected anew for
 // each frame, so panning and zooming redraw what was last answered at once, before the answer
 // for the new viewport arrives.
-import type { Geometry, MapCluster, MapFeature } from './map-data.ts';
+import type { Geometry, MapCluster, MapFeature, MapLayer } from './map-data.ts';
 import {
   graticuleStep,
   MAX_LATITUDE,
@@ -19,6 +19,19 @@ export interface DrawLayer {
   colour(properties: Record<string, unknown>): string;
   clusterColour: string;
   labelProperty: string | null;
+}
+
+/** What a map draws of `layers`: those shown and answered, each in its style. */
+export function drawLayersOf(layers: readonly MapLayer[]): DrawLayer[] {
+  return layers
+    .filter((l) => l.visible && l.answer)
+    .map((l) => ({
+      features: l.answer!.features,
+      clusters: l.answer!.clusters,
+      colour: l.style.colour,
+      clusterColour: l.style.clusterColour,
+      labelProperty: l.config.labelProperty,
+    }));
 }
 
 export interface Frame {

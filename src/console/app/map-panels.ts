@@ -1,7 +1,8 @@
 // Beside the map: the view configuration whose map applies (when the profile has several), its
-// layers shown or hidden with the legend of their colours, and the line that says what the map
-// shows now.
-import { h, svg } from './dom.ts';
+// layers shown or hidden with the legend of their colours; below it, the line that says what the
+// map shows now and the assets in view as links.
+import { assetHref } from './asset-route.ts';
+import { h, present, svg } from './dom.ts';
 import type { MapLayer, MapViewConfig } from './map-data.ts';
 import { compact } from './map-draw.ts';
 
@@ -99,4 +100,33 @@ export function mapSummary(shown: readonly MapLayer[], zoom: number): string {
       : `${l.config.name}: ${assets}`;
   });
   return `In view at zoom ${zoom}: ${parts.join(' · ')}.`;
+}
+
+/** The most assets listed under the map. */
+const LISTED = 100;
+
+/** The assets in view as links to their pages, when the map shows them one by one. */
+export function assetsInView(profile: string, shown: readonly MapLayer[]): (Node | string)[] {
+  const features = shown.flatMap((l) => l.answer?.features ?? []);
+  const clustered = shown.some((l) => l.answer?.clustered);
+  if (clustered || features.length === 0)
+    return [
+      h(
+        'p',
+        null,
+        clustered ? 'Too many assets in view to list: zoom in, or click a cluster.' : 'No asset in view.',
+      ),
+    ];
+  const unique = [...new Map(features.map((f) => [f.id, f])).values()];
+  return present(
+    h('h2', null, 'Assets in view'),
+    h(
+      'ul',
+      { class: 'map-assets' },
+      unique
+        .slice(0, LISTED)
+        .map((f) => h('li', null, h('a', { href: assetHref({ profile, id: f.id }) }, f.displayName))),
+    ),
+    unique.length > LISTED ? h('p', null, `And ${unique.length - LISTED} more: zoom in to list them.`) : null,
+  );
 }

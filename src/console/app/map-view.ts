@@ -2,31 +2,28 @@
 // layers and styling of the profile's view configuration. The server answers each viewport with
 // the assets themselves when few, else their counts per grid cell (`Assets.mapViewport`), so a
 // profile of 100,000 assets draws as fast as one of a hundred. Each pan or zoom asks again,
-// debounced, the request before it aborted.
+// debounced, the request before it aborted; the profile's asset changes ask again too, coalesced
+// (map-live.ts).
 import { assetHref } from './asset-route.ts';
 import type { ProfileDetail } from './data.ts';
-import { focus, h, present, regainFocus } from './dom.ts';
+import { focus, h, regainFocus } from './dom.ts';
 import { currentFilter, filtersOf, type SavedFilter } from './filters.ts';
 import { MapCanvas, type MoveKind } from './map-canvas.ts';
 import {
-  answerOf,
+  askViewports,
   chosenView,
-  EXTENT,
-  extentOf,
-  layerFilter,
-  layerStyle,
   layersOf,
   MAP_VIEWS,
   type MapFeature,
   type MapLayer,
   type MapViewConfig,
-  type RawViewport,
-  VIEWPORT_LIMIT,
-  viewportsDocument,
+  mapLayers,
+  readExtent,
 } from './map-data.ts';
-import type { DrawLayer } from './map-draw.ts';
-import { layersPanel, mapSummary, viewsPicker } from './map-panels.ts';
-import { type Bbox, type MapPosition, viewportBbox } from './map-projection.ts';
+import { drawLayersOf } from './map-draw.ts';
+import { type LiveMap, liveMap } from './map-live.ts';
+import { assetsInView, layersPanel, mapSummary, viewsPicker } from './map-panels.ts';
+import type { Bbox, MapPosition } from './map-projection.ts';
 import { type MapQuery, type MapRoute, mapHref } from './map-route.ts';
 import { assetsRoute, DEFAULT_PAGE_SIZE, href, type Route } from './router.ts';
 import type { View, ViewContext } from './view.ts';
@@ -52,11 +49,13 @@ export class MapView implements View {
   readonly #selected = h('p', { class: 'map-selected', id: 'map-selected', 'aria-live': 'polite' });
   readonly #list = h('div', { class: 'map-list', id: 'map-list' });
   readonly #panel = h('div', { class: 'side map-side' });
+  readonly #live: LiveMap;
 
   constructor(ctx: ViewContext, route: MapRoute) {
     this.#ctx = ctx;
     this.#profile = route.profile;
     this.#query = route.query;
+    this.#live = liveMap(ctx, route.profile, () => this.#ask());
     ctx.main.replaceChildren(
       this.#heading,
       h('p', { class: 'lead', 'aria-busy': 'true' }, 'Loading the map…'),
@@ -89,6 +88,7 @@ export class MapView implements View {
   async #open(): Promise<void> {
     const ctx = this.#ctx;
     try {
+      const followed = this.#live.begin();
       const [detail, filters, views] = await Promise.all([
         ctx.data.profile(this.#profile),
         ctx.data.filters(),
@@ -114,15 +114,12 @@ export class MapView implements View {
       this.#applied = filtersOf(filters, this.#profile).find((f) => f.id === this.#query.filter) ?? null;
       this.#views = views.assetProfiles?.byId?.viewConfigurations ?? [];
       const view = chosenView(this.#views, this.#query.view);
-      this.#layers = layersOf(view).map((config, i) => ({
-        config,
-        style: layerStyle(config, i),
-        visible: config.visible,
-        answer: null,
-      }));
+      this.#layers = mapLayers(layersOf(view));
       const start = this.#query.at ? { position: this.#query.at, fit: null } : await this.#start(view);
+      await followed;
       if (ctx.signal.aborted) return;
       this.#draw(detail, view, start);
+      this.#live.start();
     } catch (e) {
       ctx.fail(e);
     }
@@ -139,10 +136,7 @@ export class MapView implements View {
         position: { lon: map.center[0]!, lat: map.center[1]!, zoom: Math.round(map.zoom ?? 5) },
         fit: null,
       };
-    const data = await this.#ctx.api.request<{
-      assets: { mapViewport: Parameters<typeof extentOf>[0] } | null;
-    }>(EXTENT, { profile: this.#profile, filter: this.#filter }, this.#ctx.signal);
-    const extent = data.assets ? extentOf(data.assets.mapViewport) : null;
+    const extent = await readExtent(this.#ctx.api, this.#profile, this.#filter, this.#ctx.signal);
     return { position: { lon: 0, lat: 20, zoom: 1 }, fit: extent };
   }
 
@@ -213,6 +207,7 @@ export class MapView implements View {
           this.#summary,
           this.#selected,
           this.#list,
+          this.#live.status,
         ),
         this.#panel,
       ),
@@ -247,7 +242,10 @@ export class MapView implements View {
     this.#timer = setTimeout(() => void this.#ask(), idle ? 0 : DEBOUNCE_MS[kind]);
   }
 
-  /** Asks for the viewport of every visible layer, in one request; the one before is aborted. */
+  /**
+   * Asks for the viewport of every visible layer, in one request; the one before is aborted. Done
+   * when it is drawn, or aborted; a failure is shown, not thrown.
+   */
   async #ask(): Promise<void> {
     const canvas = this.#canvas;
     if (!canvas || this.#ctx.signal.aborted) return;
@@ -261,39 +259,29 @@ export class MapView implements View {
     this.#ctx.signal.addEventListener('abort', stop, { once: true });
     const shown = this.#layers.filter((l) => l.visible);
     const position = canvas.position;
-    const variables: Record<string, unknown> = {
-      profile: this.#profile,
-      bbox: viewportBbox(position, width, height),
-      zoom: position.zoom,
-      limit: VIEWPORT_LIMIT,
-    };
-    shown.forEach((l, i) => {
-      variables[`f${i}`] = layerFilter(this.#filter, l.config.filter);
-      variables[`p${i}`] = [l.config.styleProperty, l.config.labelProperty].filter((p): p is string => !!p);
-    });
     canvas.element.setAttribute('aria-busy', 'true');
     performance.mark('assetql:map-request');
     try {
-      const data =
-        shown.length === 0
-          ? { assets: {} as Record<string, RawViewport> }
-          : await this.#ctx.api.request<{ assets: Record<string, RawViewport> | null }>(
-              viewportsDocument(shown.length),
-              variables,
-              request.signal,
-            );
+      const answers = await askViewports(
+        this.#ctx.api,
+        request.signal,
+        this.#profile,
+        shown,
+        this.#filter,
+        position,
+        [width, height],
+      );
       if (request.signal.aborted || this.#request !== request) return;
       for (const l of this.#layers) l.answer = null;
       shown.forEach((l, i) => {
-        const raw = data.assets?.[`l${i}`];
-        l.answer = raw ? answerOf(raw) : null;
+        l.answer = answers[i] ?? null;
       });
       this.#redraw();
       canvas.element.removeAttribute('aria-busy');
       canvas.element.dataset.draws = String(++this.#draws);
       performance.mark('assetql:map-drawn');
       this.#summary.textContent = mapSummary(shown, position.zoom);
-      this.#listAssets(shown);
+      this.#list.replaceChildren(...assetsInView(this.#profile, shown));
     } catch (e) {
       if (this.#request === request) canvas.element.removeAttribute('aria-busy');
       this.#ctx.fail(e);
@@ -303,51 +291,7 @@ export class MapView implements View {
   }
 
   #redraw(): void {
-    const layers: DrawLayer[] = this.#layers
-      .filter((l) => l.visible && l.answer)
-      .map((l) => ({
-        features: l.answer!.features,
-        clusters: l.answer!.clusters,
-        colour: l.style.colour,
-        clusterColour: l.style.clusterColour,
-        labelProperty: l.config.labelProperty,
-      }));
-    this.#canvas?.setLayers(layers);
-  }
-
-  /** The assets in view as links to their pages, when the map shows them one by one. */
-  #listAssets(shown: MapLayer[]): void {
-    const features = shown.flatMap((l) => l.answer?.features ?? []);
-    const clustered = shown.some((l) => l.answer?.clustered);
-    const LISTED = 100;
-    if (clustered || features.length === 0) {
-      this.#list.replaceChildren(
-        h(
-          'p',
-          null,
-          clustered ? 'Too many assets in view to list: zoom in, or click a cluster.' : 'No asset in view.',
-        ),
-      );
-      return;
-    }
-    const unique = [...new Map(features.map((f) => [f.id, f])).values()];
-    this.#list.replaceChildren(
-      ...present(
-        h('h2', null, 'Assets in view'),
-        h(
-          'ul',
-          { class: 'map-assets' },
-          unique
-            .slice(0, LISTED)
-            .map((f) =>
-              h('li', null, h('a', { href: assetHref({ profile: this.#profile, id: f.id }) }, f.displayName)),
-            ),
-        ),
-        unique.length > LISTED
-          ? h('p', null, `And ${unique.length - LISTED} more: zoom in to list them.`)
-          : null,
-      ),
-    );
+    this.#canvas?.setLayers(drawLayersOf(this.#layers));
   }
 
   #select(feature: MapFeature | null): void {

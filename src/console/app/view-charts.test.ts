@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   boundsOf,
-  fitBox,
   formatPosition,
   linePath,
   niceStep,
@@ -48,25 +47,6 @@ describe("the views' drawings", () => {
     expect(shapesOf(null)).toEqual({ points: [], lines: [], rings: [] });
     expect(boundsOf(shapes, [[2, -1]])).toEqual([0, -1, 2, 1]);
     expect(boundsOf(shapesOf(null))).toBeNull();
-  });
-
-  it('fits a box into the drawing, centred, keeping the shape, a lone point with room around it', () => {
-    const { project, shown } = fitBox([-111, 52, -110, 53], 300, 200, 10);
-    const [x0, y0] = project([-111, 52]);
-    const [x1, y1] = project([-110, 53]);
-    // North is up, east is right, and the box sits in the middle.
-    expect(x1).toBeGreaterThan(x0);
-    expect(y1).toBeLessThan(y0);
-    expect((x0 + x1) / 2).toBeCloseTo(150, 0);
-    expect((y0 + y1) / 2).toBeCloseTo(100, 0);
-    // A degree of longitude at 52.5° N is about 0.61 of a degree of latitude.
-    expect((x1 - x0) / (y0 - y1)).toBeCloseTo(Math.cos((52.5 * Math.PI) / 180), 1);
-    expect(y0 - y1).toBeCloseTo(180, 0);
-    expect(shown[1]).toBeLessThan(52);
-    expect(shown[3]).toBeGreaterThan(53);
-    const point = fitBox([-110.5, 52.5, -110.5, 52.5], 300, 200);
-    expect(point.project([-110.5, 52.5])).toEqual([150, 100]);
-    expect(point.shown[2] - point.shown[0]).toBeGreaterThan(0.02);
   });
 
   it('writes paths, closing rings', () => {

@@ -1,5 +1,6 @@
 // The arithmetic of the views' small drawings, apart from the DOM: a chart's scales, ticks and
-// lines, and a map widget's geometry (GeoJSON, WGS 84 longitude/latitude) fitted into its box.
+// lines, and a map widget's asset geometry (GeoJSON, WGS 84 longitude/latitude): its shapes, its
+// box and where it is in words.
 
 /** `[longitude, latitude]`. */
 export type Position = [number, number];
@@ -45,35 +46,6 @@ export function boundsOf(shapes: Shapes, more: readonly Position[] = []): BBox |
   const lons = all.map((p) => p[0]);
   const lats = all.map((p) => p[1]);
   return [Math.min(...lons), Math.min(...lats), Math.max(...lons), Math.max(...lats)];
-}
-
-/**
- * A projection of `bbox` into a `width` × `height` box with `pad` pixels around: equirectangular,
- * longitudes narrowed by the cosine of the middle latitude so that shapes keep their look, at least
- * `minSpan` degrees shown (a lone point has room around it), centred. Returns the projection and
- * the box it shows, in degrees.
- */
-export function fitBox(
-  bbox: BBox,
-  width: number,
-  height: number,
-  pad = 16,
-  minSpan = 0.02,
-): { project: (p: Position) => [number, number]; shown: BBox } {
-  const midLat = (bbox[1] + bbox[3]) / 2;
-  const squeeze = Math.max(0.05, Math.cos((midLat * Math.PI) / 180));
-  const spanX = Math.max((bbox[2] - bbox[0]) * squeeze, minSpan);
-  const spanY = Math.max(bbox[3] - bbox[1], minSpan);
-  const scale = Math.min((width - 2 * pad) / spanX, (height - 2 * pad) / spanY);
-  const cx = (bbox[0] + bbox[2]) / 2;
-  const cy = midLat;
-  const project = (p: Position): [number, number] => [
-    round(width / 2 + (p[0] - cx) * squeeze * scale),
-    round(height / 2 - (p[1] - cy) * scale),
-  ];
-  const halfX = width / 2 / scale / squeeze;
-  const halfY = height / 2 / scale;
-  return { project, shown: [cx - halfX, cy - halfY, cx + halfX, cy + halfY] };
 }
 
 const round = (n: number): number => Math.round(n * 10) / 10;

@@ -2,17 +2,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { viewportRequest } from './map-data.ts';
+import { viewportBbox } from './map-projection.ts';
 import {
   assetQuery,
   chartSeries,
-  colorOf,
   DEFAULT_RANGE_MS,
   durationMs,
   layoutOf,
   listSetting,
   type MapLayer,
   mapLayerOf,
-  neighboursQuery,
+  mapLayersOf,
   readAsset,
   relatedNeeds,
   resolutionFor,
@@ -22,6 +23,7 @@ import {
   widgetKind,
   widgetsInput,
 } from './view-data.ts';
+import { anyOf, WIDGET_MAP, widgetLayers, widgetPosition } from './view-map.ts';
 
 const widget = (id: string, kind: string, settings: Record<string, unknown> = {}): Widget => ({
   id,
@@ -113,36 +115,50 @@ describe("what a view's widgets read", () => {
     expect(assetQuery('well', 'W-1', [widget('d', 'properties')], now).query).not.toContain('issueSubject');
   });
 
-  it("asks for the profile's assets around a map widget's asset, as its layer shows them", () => {
+  it("asks for a map widget's layers at the extent of their assets and the asset, in one request", () => {
     const layer: MapLayer = {
       id: 'wells',
       name: 'Wells',
       visible: true,
       labelProperty: null,
       styleProperty: 'status',
-      styleColors: { producing: '#2e7d32', 'shut-in': 'red', default: '#9e9e9e' },
+      styleColors: { producing: '#2e7d32', default: '#9e9e9e' },
       filter: { isDeleted: false },
     };
-    const hidden = { ...layer, id: 'other', visible: false, styleProperty: null };
+    const hidden = { ...layer, id: 'other', visible: false, styleProperty: null, filter: { search: 'x' } };
     expect(mapLayerOf(widget('m', 'map', { layers: ['wells'] }), [hidden, layer])).toBe(layer);
     expect(mapLayerOf(widget('m', 'map'), [hidden, layer])).toBe(layer);
     expect(mapLayerOf(widget('m', 'map', { layers: ['none'] }), [layer])).toBeNull();
-    expect(colorOf(layer, { status: 'producing' })).toBe('#2e7d32');
-    expect(colorOf(layer, { status: 'drilling' })).toBe('#9e9e9e');
-    // Only `#rrggbb` goes into the drawing.
-    expect(colorOf(layer, { status: 'shut-in' })).toBe('#0b5cad');
-    expect(colorOf(null, {})).toBe('#0b5cad');
-    const { query, variables } = neighboursQuery('well', [-113.5, 52.5], layer);
+    expect(mapLayersOf(widget('m', 'map', { layers: ['other', 'wells'] }), [hidden, layer])).toEqual([
+      hidden,
+      layer,
+    ]);
+    // A widget naming a hidden layer draws it; one naming none draws every asset.
+    const named = widgetLayers(widget('m', 'map', { layers: ['other'] }), [hidden, layer]);
+    expect(named.map((l) => [l.config.id, l.visible])).toEqual([['other', true]]);
+    const every = widgetLayers(widget('m', 'map', { layers: ['none'] }), [layer]);
+    expect(every.map((l) => [l.config.id, l.config.filter])).toEqual([['assets', null]]);
+    // Its extent is of the assets of any of its layers.
+    expect(anyOf(widgetLayers(widget('m', 'map'), [layer]))).toEqual({ isDeleted: false });
+    expect(anyOf(widgetLayers(widget('m', 'map', { layers: ['wells', 'other'] }), [hidden, layer]))).toEqual({
+      or: [{ search: 'x' }, { isDeleted: false }],
+    });
+    expect(anyOf(every)).toBeNull();
+    // Fitted around the assets and the asset, with a margin; the world when there is nothing.
+    const at = widgetPosition([-114, 50, -110, 53], [-109.5, 52, -109.5, 52]);
+    const bbox = viewportBbox(at, WIDGET_MAP.width, WIDGET_MAP.height);
+    expect(bbox[0]).toBeLessThan(-114);
+    expect(bbox[2]).toBeGreaterThan(-109.5);
+    expect(bbox[1]).toBeLessThan(50);
+    expect(bbox[3]).toBeGreaterThan(53);
+    expect(Number.isInteger(at.zoom)).toBe(true);
+    expect(widgetPosition(null, null)).toEqual({ lon: 0, lat: 20, zoom: 1 });
+    const { query, variables } = viewportRequest('well', named, null, at, [
+      WIDGET_MAP.width,
+      WIDGET_MAP.height,
+    ]);
     expect(validate(apiSchema(), parse(query))).toEqual([]);
-    expect(variables).toEqual({
-      profile: 'well',
-      filter: { and: [{ isDeleted: false }, { geometry: { bbox: [-113.6, 52.4, -113.4, 52.6] } }] },
-      only: ['status'],
-    });
-    expect(neighboursQuery('well', [0, 0], null).variables).toMatchObject({
-      filter: { geometry: { bbox: [-0.1, -0.1, 0.1, 0.1] } },
-      only: [],
-    });
+    expect(variables).toMatchObject({ profile: 'well', bbox, zoom: at.zoom, f0: { search: 'x' }, p0: [] });
   });
 
   it('reads the answer into what the widgets draw', () => {

@@ -3,7 +3,9 @@
 // (never spliced into the document), answered into one AssetData for the widgets to draw.
 import type { ProfileDetail } from './data.ts';
 import type { Rect } from './layout-grid.ts';
-import type { Position, RawGeometry } from './view-charts.ts';
+import type { MapLayerConfig, MapLayer as ShownLayer } from './map-data.ts';
+import type { MapPosition } from './map-projection.ts';
+import type { RawGeometry } from './view-charts.ts';
 import type { MediaType } from './views-route.ts';
 
 export interface Widget {
@@ -14,16 +16,8 @@ export interface Widget {
   layout: Rect;
 }
 
-export interface MapLayer {
-  id: string;
-  name: string;
-  visible: boolean;
-  labelProperty: string | null;
-  styleProperty: string | null;
-  styleColors: Record<string, unknown> | null;
-  /** Only assets matching this `AssetFilter`. */
-  filter: Record<string, unknown> | null;
-}
+/** A layer of the view's map, as the map page reads it too. */
+export type MapLayer = MapLayerConfig;
 
 export interface ViewConfiguration {
   id: string;
@@ -292,8 +286,14 @@ export interface AssetData {
   /** By {@link seriesId}. */
   series: Map<string, Series | null>;
   issues: Issue[] | null;
-  /** The profile's assets around it, for a map widget (null when none is shown). */
-  neighbours: Neighbour[] | null;
+  /** What a map widget draws around it (null when none is shown). */
+  map: WidgetMap | null;
+}
+
+/** Where a map widget looks, and each of its layers with the API's answer there. */
+export interface WidgetMap {
+  position: MapPosition;
+  layers: ShownLayer[];
 }
 
 /** What a widget is drawn with: the profile's definitions, its relationships and map layers, the asset. */
@@ -304,54 +304,16 @@ export interface WidgetContext {
   asset: AssetData;
 }
 
-/** The map layer a map widget draws with: the first of its `layers` (else the visible ones) with a style. */
-export function mapLayerOf(widget: Widget, layers: readonly MapLayer[]): MapLayer | null {
+/** The layers a map widget draws: those its `layers` name, else the visible ones. */
+export function mapLayersOf(widget: Widget, layers: readonly MapLayer[]): MapLayer[] {
   const named = listSetting(widget.settings, 'layers');
-  const shown = named.length ? layers.filter((l) => named.includes(l.id)) : layers.filter((l) => l.visible);
+  return named.length ? layers.filter((l) => named.includes(l.id)) : layers.filter((l) => l.visible);
+}
+
+/** The layer whose style a map widget says its asset in: the first of its layers with a style. */
+export function mapLayerOf(widget: Widget, layers: readonly MapLayer[]): MapLayer | null {
+  const shown = mapLayersOf(widget, layers);
   return shown.find((l) => l.styleProperty) ?? shown[0] ?? null;
-}
-
-/** The colour `layer` gives an asset with `properties` (`#rrggbb` only; the console's blue otherwise). */
-export function colorOf(
-  layer: MapLayer | null,
-  properties: Record<string, unknown> | null | undefined,
-): string {
-  const value = layer?.styleProperty ? properties?.[layer.styleProperty] : undefined;
-  const colors = layer?.styleColors ?? {};
-  const pick = colors[String(value)] ?? colors.default;
-  return typeof pick === 'string' && /^#[0-9a-f]{6}$/i.test(pick) ? pick : '#0b5cad';
-}
-
-export interface Neighbour {
-  id: string;
-  displayName: string;
-  properties: Record<string, unknown> | null;
-  geometry: RawGeometry | null;
-}
-
-/** How far around an asset a map widget shows the profile's others, in degrees either way. */
-export const NEIGHBOURHOOD = 0.1;
-
-/** The profile's assets (at most 200) in the box around `centre` that `layer` shows, with its style's property. */
-export function neighboursQuery(
-  profile: string,
-  centre: Position,
-  layer: MapLayer | null,
-): { query: string; variables: Record<string, unknown> } {
-  const [lon, lat] = centre;
-  const near = {
-    geometry: { bbox: [lon - NEIGHBOURHOOD, lat - NEIGHBOURHOOD, lon + NEIGHBOURHOOD, lat + NEIGHBOURHOOD] },
-  };
-  return {
-    query: `query ConsoleViewNeighbours($profile: ID!, $filter: AssetFilter, $only: [String!]) {
-  assets(profile: $profile) { all(first: 200, filter: $filter) { edges { node { id displayName properties(only: $only) ${GEOMETRY} } } } }
-}`,
-    variables: {
-      profile,
-      filter: layer?.filter ? { and: [layer.filter, near] } : near,
-      only: layer?.styleProperty ? [layer.styleProperty] : [],
-    },
-  };
 }
 
 type RawRelated = { __typename: string; assets?: RelatedAsset[] | null; asset?: RelatedAsset | null } | null;
@@ -380,6 +342,6 @@ export function readAsset(raw: Record<string, unknown>, plan: AssetPlan): AssetD
     related,
     series,
     issues: subject ? subject.issues.edges.map((e) => e.node) : null,
-    neighbours: null,
+    map: null,
   };
 }

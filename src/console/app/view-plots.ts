@@ -1,32 +1,10 @@
-// The two widgets that draw: a chart of an asset's readings over a range (hourly or finer
-// averages with their min–max band, one small chart a key), and a map of the asset's geometry
-// among the profile's assets around it, coloured by the view's map layer. Both are SVG made
-// with DOM calls, sized to their widget, and say in words what they show.
+// A chart widget: an asset's readings over a range (hourly or finer averages with their min–max
+// band, one small chart a key), SVG made with DOM calls, sized to its widget, saying in words what
+// it shows; and what the widgets share to say things (a key's name, a time, a number, a note).
 import type { ProfileDetail } from './data.ts';
 import { h, svg } from './dom.ts';
-import { formatValue } from './format.ts';
-import {
-  boundsOf,
-  fitBox,
-  formatPosition,
-  linePath,
-  type Position,
-  pathOf,
-  scale,
-  shapesOf,
-  ticks,
-  valueRange,
-} from './view-charts.ts';
-import {
-  chartSeries,
-  colorOf,
-  mapLayerOf,
-  NEIGHBOURHOOD,
-  type Series,
-  seriesId,
-  type Widget,
-  type WidgetContext,
-} from './view-data.ts';
+import { linePath, pathOf, scale, ticks, valueRange } from './view-charts.ts';
+import { chartSeries, type Series, seriesId, type Widget, type WidgetContext } from './view-data.ts';
 
 export const note = (text: string) => h('p', { class: 'widget-note' }, text);
 
@@ -144,67 +122,5 @@ function oneChart(series: Series | null, key: string, period: string, ctx: Widge
         }),
       ),
     ),
-  );
-}
-
-const MAP = { width: 400, height: 240 };
-
-export function map(widget: Widget, ctx: WidgetContext): HTMLElement {
-  const { asset } = ctx;
-  const shapes = shapesOf(asset.geometry);
-  const box = boundsOf(shapes);
-  if (!box) return note('This asset has no geometry.');
-  const layer = mapLayerOf(widget, ctx.layers);
-  const color = colorOf(layer, asset.properties);
-  const centre: Position = shapes.points[0] ?? [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2];
-  const others = (asset.neighbours ?? []).filter((n) => n.id !== asset.id);
-  // The asset's own shape, with the neighbourhood the others were asked in around it.
-  const [lon, lat] = centre;
-  const area = boundsOf(shapes, [
-    [lon - NEIGHBOURHOOD / 2, lat - NEIGHBOURHOOD / 2],
-    [lon + NEIGHBOURHOOD / 2, lat + NEIGHBOURHOOD / 2],
-  ])!;
-  const { width, height } = MAP;
-  const { project, shown } = fitBox(area, width, height, 16);
-  const label = layer?.labelProperty ? formatValue(asset.properties[layer.labelProperty]) : asset.displayName;
-  const style = layer?.styleProperty
-    ? `; ${keyLabel(layer.styleProperty, ctx.profile)}: ${formatValue(asset.properties[layer.styleProperty])}`
-    : '';
-  const around = others.length
-    ? ` Around it, ${others.length} other asset${others.length === 1 ? '' : 's'} of the profile.`
-    : '';
-  const words = `${asset.displayName} at ${formatPosition(centre)}${style}.${around}`;
-  const inside = (p: Position) =>
-    p[0] >= shown[0] && p[0] <= shown[2] && p[1] >= shown[1] && p[1] <= shown[3];
-  const dot = (p: Position, r: number, fill: string, cls: string) => {
-    const [cx, cy] = project(p);
-    return svg('circle', { cx, cy, r, fill, class: cls });
-  };
-  return h(
-    'figure',
-    { class: 'map-widget' },
-    svg(
-      'svg',
-      { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': words },
-      svg('rect', { width, height, class: 'map-ground' }),
-      ticks(shown[0], shown[2], 4).map((x) =>
-        svg('path', { d: pathOf([project([x, shown[1]]), project([x, shown[3]])]), class: 'graticule' }),
-      ),
-      ticks(shown[1], shown[3], 3).map((y) =>
-        svg('path', { d: pathOf([project([shown[0], y]), project([shown[2], y])]), class: 'graticule' }),
-      ),
-      others.flatMap((n) =>
-        shapesOf(n.geometry)
-          .points.filter(inside)
-          .map((p) => dot(p, 4, colorOf(layer, n.properties), 'neighbour')),
-      ),
-      shapes.rings.map((r) =>
-        svg('path', { d: pathOf(r.map(project), true), class: 'shape', fill: color, stroke: color }),
-      ),
-      shapes.lines.map((l) => svg('path', { d: pathOf(l.map(project)), class: 'shape-line', stroke: color })),
-      shapes.points.map((p) => dot(p, 8, color, 'point')),
-      ((p) => svg('text', { x: p[0] + 11, y: p[1] - 11, class: 'map-label' }, label))(project(centre)),
-    ),
-    h('figcaption', null, words, layer ? ` Layer “${layer.name}”.` : null),
   );
 }

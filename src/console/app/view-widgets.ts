@@ -1,6 +1,6 @@
 // What each widget of a view shows of one asset, drawn from what the API answers (view-data.ts):
-// a KPI (latest readings, with alarm limits as a meter), a property table, a chart of readings and
-// a map (view-plots.ts), a status grid and a list or table of related assets (each a link to its
+// a KPI (latest readings, with alarm limits as a meter), a property table, a chart of readings
+// (view-plots.ts) and a map (view-map.ts), a status grid and a list or table of related assets (each a link to its
 // page), issues, text. A widget the console does not know says so.
 import { assetHref } from './asset-route.ts';
 import { h } from './dom.ts';
@@ -16,7 +16,8 @@ import {
   type WidgetContext,
   widgetKind,
 } from './view-data.ts';
-import { chart, keyLabel, map, note, number, when } from './view-plots.ts';
+import { map } from './view-map.ts';
+import { chart, keyLabel, note, number, when } from './view-plots.ts';
 
 /** The content of `widget` for the asset of `ctx`. */
 export function widgetBody(widget: Widget, ctx: WidgetContext): HTMLElement {
