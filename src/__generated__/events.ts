@@ -82,8 +82,14 @@ export type Change = {
 
 export type ChangeActor = {
   __typename?: 'ChangeActor';
+  /**
+   * For API_KEY: which of its owner's keys, by its public id (`AuthAPIKey.apiKeyId`, what
+   * `revokeAPIKey` takes; never its secret). Null for any other kind, and for a change made through
+   * an API key before assetql recorded it.
+   */
+  apiKeyId: Maybe<Scalars['ID']['output']>;
   kind: ChangeActorKind;
-  /** The username, or the command's name for SYSTEM. */
+  /** The username (for API_KEY, the key's owner), or the command's name for SYSTEM. */
   name: Scalars['String']['output'];
 };
 
@@ -561,6 +567,7 @@ export type ChangeResolvers<ContextType = EventsContext, ParentType extends Reso
 }>;
 
 export type ChangeActorResolvers<ContextType = EventsContext, ParentType extends ResolversParentTypes['ChangeActor'] = ResolversParentTypes['ChangeActor']> = ResolversObject<{
+  apiKeyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['ChangeActorKind'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;

@@ -12,7 +12,10 @@ const who: Identity = {
   clientType: 'EXPLORER',
   sessionHash: 'ab'.repeat(32),
   clientIp: '10.0.0.1',
+  apiKeyId: null,
 };
+/** A caller through an API key: the key's public id is signed with the rest. */
+const keyed: Identity = { ...who, kind: 'api_key', clientType: 'API_KEY', apiKeyId: 'etl' };
 
 /** A token made by another JWT library, with claims we choose. */
 function jose(
@@ -39,6 +42,23 @@ describe('IdentitySigner', () => {
       kind: 'anonymous',
       username: null,
     });
+  });
+
+  it("carries an API key's public id, only for an API key's caller", async () => {
+    expect(await signer.verify(signer.sign(keyed))).toEqual(keyed);
+    // Two keys of one user are two identities, two tokens.
+    const other = { ...keyed, apiKeyId: 'backup' };
+    expect(signer.sign(other)).not.toBe(signer.sign(keyed));
+    expect((await signer.verify(signer.sign(other))).apiKeyId).toBe('backup');
+    // Another kind never carries one, whatever it was handed.
+    expect((await signer.verify(signer.sign({ ...who, apiKeyId: 'etl' }))).apiKeyId).toBeNull();
+    expect((await signer.verify(await jose({ knd: 'session', aki: 'etl' }))).apiKeyId).toBeNull();
+  });
+
+  it('verifies a token signed without an API key id (an older gateway) as one whose key is unknown', async () => {
+    const old = await signer.verify(await jose({ knd: 'api_key', cat: 'API_KEY' }));
+    expect(old).toMatchObject({ kind: 'api_key', username: 'demo', userGroup: 'demo', apiKeyId: null });
+    expect((await signer.verify(await jose({ knd: 'api_key', aki: 'etl' }))).apiKeyId).toBe('etl');
   });
 
   it('reads standard HS256 JWTs made by another library (and they read ours)', async () => {
@@ -95,6 +115,8 @@ describe('IdentitySigner', () => {
         { ...who, userGroup: null },
         { ...who, sessionHash: 'cd'.repeat(32) },
         { ...who, kind: 'challenge' as const },
+        keyed,
+        { ...keyed, apiKeyId: 'backup' },
       ]) {
         const token = signer.sign(other);
         expect(token).not.toBe(first);

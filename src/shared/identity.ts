@@ -31,6 +31,11 @@ export interface Identity {
   sessionHash: string | null;
   /** The client's address as the gateway saw it (for devices, limits and the audit trail). */
   clientIp?: string | null;
+  /**
+   * For `api_key`: the key's public id (`AuthAPIKey.apiKeyId`, what `revokeAPIKey` takes), which
+   * the change log records beside its owner; never the key's secret. Null for any other kind.
+   */
+  apiKeyId?: string | null;
 }
 
 export const ANONYMOUS: Identity = Object.freeze({
@@ -110,6 +115,8 @@ export class IdentitySigner {
       cat: identity.clientType,
       sid: identity.sessionHash,
       ip: identity.clientIp ?? null,
+      // The API key's public id, for an API key's caller only.
+      aki: identity.kind === 'api_key' ? (identity.apiKeyId ?? null) : null,
     };
     const second = Math.floor(Date.now() / 1000);
     const key = JSON.stringify(claims);
@@ -120,7 +127,11 @@ export class IdentitySigner {
     return token;
   }
 
-  /** Verifies a header value; throws IdentityError for anything forged, expired or malformed. */
+  /**
+   * Verifies a header value; throws IdentityError for anything forged, expired or malformed. A
+   * token without `aki` (signed before API keys' ids were, during a rolling deploy: at most a
+   * minute's worth) verifies as before, its API key's id unknown (null).
+   */
   async verify(token: string): Promise<Identity> {
     let payload: Record<string, unknown>;
     try {
@@ -140,6 +151,7 @@ export class IdentitySigner {
       clientType: payload.cat,
       sessionHash: payload.sid,
       clientIp: payload.ip,
+      apiKeyId: payload.aki,
     });
   }
 }
@@ -159,6 +171,7 @@ export function receivedIdentity(
     clientType: str(fields.clientType),
     sessionHash: str(fields.sessionHash),
     clientIp: str(fields.clientIp),
+    apiKeyId: fields.kind === 'api_key' ? str(fields.apiKeyId) : null,
   };
 }
 

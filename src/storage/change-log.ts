@@ -3,12 +3,15 @@ import pg from 'pg';
 
 /**
  * Who makes the changes of a piece of work, and why: what the change log's entries of every
- * transaction begun within it record (migrations/20261128T0100_change_log.ts). Never a secret:
- * a username, an API key's owner, or a named system actor such as `assetql import`.
+ * transaction begun within it record (migrations/20261128T0100_change_log.ts, and
+ * 20261202T0100_change_actor_key.ts for the API key). Never a secret: a username, an API key's
+ * owner and public id, or a named system actor such as `assetql import`.
  */
 export interface ChangeStamp {
   actorKind: 'USER' | 'API_KEY' | 'SYSTEM';
   actor: string;
+  /** For `API_KEY`: the key's public id (`AuthAPIKey.apiKeyId`), the log's `actor_key`. */
+  apiKeyId?: string | null;
   correlationId: string | null;
   /** The kind of the assets' inserts and updates, when they are a conversion. */
   kind?: 'CONVERTED';
@@ -38,18 +41,25 @@ const MAX_TEXT = 255;
 function stampStatement(stamp: ChangeStamp): string {
   const set = (name: string, value: string) =>
     `set_config('assetql.${name}', ${pg.escapeLiteral(value)}, true)`;
-  const [kind, actor, correlationId, change] = stampValues(stamp);
+  const [kind, actor, correlationId, change, key] = stampValues(stamp);
   return `select ${[
     set('actor_kind', kind),
     set('actor', actor),
     set('correlation_id', correlationId),
     set('change_kind', change),
+    set('actor_key', key),
   ].join(', ')}`;
 }
 
-function stampValues(stamp: ChangeStamp): [string, string, string, string] {
+function stampValues(stamp: ChangeStamp): [string, string, string, string, string] {
   const text = (value: string | null | undefined) => (value ?? '').replaceAll('\0', '').slice(0, MAX_TEXT);
-  return [text(stamp.actorKind), text(stamp.actor), text(stamp.correlationId), text(stamp.kind)];
+  return [
+    text(stamp.actorKind),
+    text(stamp.actor),
+    text(stamp.correlationId),
+    text(stamp.kind),
+    text(stamp.actorKind === 'API_KEY' ? stamp.apiKeyId : null),
+  ];
 }
 
 /**
@@ -58,7 +68,8 @@ function stampValues(stamp: ChangeStamp): [string, string, string, string] {
  */
 const STAMP_SQL =
   "select where concat(set_config('assetql.actor_kind', $1, true), set_config('assetql.actor', $2, true), " +
-  "set_config('assetql.correlation_id', $3, true), set_config('assetql.change_kind', $4, true)) is null";
+  "set_config('assetql.correlation_id', $3, true), set_config('assetql.change_kind', $4, true), " +
+  "set_config('assetql.actor_key', $5, true)) is null";
 
 /** What opens a transaction, sent as a simple query: `begin`, `start transaction …`. */
 const BEGIN = /^\s*(begin|start\s+transaction)\b/i;

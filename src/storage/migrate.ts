@@ -29,6 +29,7 @@ import * as assetGeometryBox from './migrations/20261130T0100_asset_geometry_box
 import * as trustedDocuments from './migrations/20261130T0200_trusted_documents.ts';
 import * as sessionWriteLsn from './migrations/20261201T0100_session_write_lsn.ts';
 import * as webhookStartSnapshot from './migrations/20261201T0200_webhook_start_snapshot.ts';
+import * as changeActorKey from './migrations/20261202T0100_change_actor_key.ts';
 
 /**
  * The forward migrations, oldest first. Listed here rather than read from the folder so
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '20261130T0200_trusted_documents': trustedDocuments,
   '20261201T0100_session_write_lsn': sessionWriteLsn,
   '20261201T0200_webhook_start_snapshot': webhookStartSnapshot,
+  '20261202T0100_change_actor_key': changeActorKey,
 };
 
 /**

@@ -283,6 +283,8 @@ export interface ChangesTable {
   version: number;
   actor_kind: string | null;
   actor: string | null;
+  /** The API key's public id, for an `API_KEY` actor (migrations/20261202T0100_change_actor_key.ts). */
+  actor_key: string | null;
   correlation_id: string | null;
   patch: Json<Record<string, unknown>[]>;
   before: Json<Record<string, unknown> | null> | null;

@@ -24,7 +24,7 @@ interface Change {
   profile: string | null;
   entityId: string | null;
   version: number;
-  actor: { kind: string; name: string } | null;
+  actor: { kind: string; name: string; apiKeyId: string | null } | null;
   correlationId: string | null;
   patch: Record<string, unknown>[];
   before: Record<string, unknown> | null;
@@ -32,7 +32,7 @@ interface Change {
 }
 
 const CHANGE =
-  'cursor kind entity profile entityId version actor { kind name } correlationId patch before after';
+  'cursor kind entity profile entityId version actor { kind name apiKeyId } correlationId patch before after';
 const LOG = `query($after: String, $first: Int, $filter: ChangeFilter) {
   changes(order: OLDEST_FIRST, after: $after, first: $first, filter: $filter) {
     edges { node { ${CHANGE} } } pageInfo { endCursor hasNextPage } } }`;
@@ -77,7 +77,7 @@ async function logged(query: string, variables: Record<string, unknown>, headers
   return { result, changes: await since(before, headers) };
 }
 
-const user = { kind: 'USER', name: 'demo' };
+const user = { kind: 'USER', name: 'demo', apiKeyId: null };
 const UPSERT = `mutation($input: UpsertAssetsInput!, $cid: String) { upsertAssets(input: $input, correlationId: $cid) {
   inserted updated errors { type message } assets { id version } } }`;
 
@@ -145,6 +145,50 @@ describe('the change log (#38)', () => {
         edges: [{ node: { kind: 'UPDATED', version: 2 } }, { node: { kind: 'CREATED', version: 1 } }],
       },
     });
+  });
+
+  it("records which API key made a change, by the key's public id, and none for a session", async () => {
+    const CREATE = `mutation($k: ID!) { createAPIKey(input: { apiKeyId: $k, userGroup: "demo" }) {
+      errors { type } apiKey { apiKeyId apiKeySessionId } } }`;
+    // Two keys of the same user, in the same group.
+    const through: Record<string, Record<string, string>> = {};
+    for (const k of ['log-etl', 'log-backup']) {
+      const r = await t.graphql<any>(CREATE, { k }, demo);
+      expect(r.body.data.createAPIKey.errors).toEqual([]);
+      expect(r.body.data.createAPIKey.apiKey.apiKeyId).toBe(k);
+      through[k] = { 'x-svc-sessionid': r.body.data.createAPIKey.apiKey.apiKeySessionId };
+    }
+    const named = (name: string) => ({
+      input: { profile: 'site', assets: [{ id: 'S-log-key', properties: { name } }] },
+    });
+    const etl = await logged(UPSERT, named('By the ETL key'), through['log-etl']);
+    const backup = await logged(UPSERT, named('By the backup key'), through['log-backup']);
+    const session = await logged(UPSERT, named('By a session'));
+    expect([...etl.changes, ...backup.changes, ...session.changes].map((c) => [c.kind, c.actor])).toEqual([
+      ['CREATED', { kind: 'API_KEY', name: 'demo', apiKeyId: 'log-etl' }],
+      ['UPDATED', { kind: 'API_KEY', name: 'demo', apiKeyId: 'log-backup' }],
+      ['UPDATED', user],
+    ]);
+    // The id the key's listing shows and `revokeAPIKey` takes; never its secret.
+    const listed = await t.graphql<any>('{ user(id: "demo") { apiKeys { apiKeyId } } }', {}, demo);
+    const ids = listed.body.data.user.apiKeys.map((k: { apiKeyId: string }) => k.apiKeyId);
+    expect(ids).toEqual(expect.arrayContaining(['log-etl', 'log-backup']));
+    const { rows } = await sql<{ actor_key: string | null }>`
+      select actor_key from changes where user_group = 'demo' and entity_id = 'S-log-key' order by tx, seq`.execute(
+      t.database.db,
+    );
+    expect(rows.map((r) => r.actor_key)).toEqual(['log-etl', 'log-backup', null]);
+    // The history of the asset tells them apart too.
+    const history = await t.graphql<any>(
+      `{ assets(profile: "site") { byId(id: "S-log-key") { history { edges { node { actor { kind apiKeyId } } } } } } }`,
+      {},
+      demo,
+    );
+    expect(history.body.data.assets.byId.history.edges.map((e: any) => e.node.actor)).toEqual([
+      { kind: 'USER', apiKeyId: null },
+      { kind: 'API_KEY', apiKeyId: 'log-backup' },
+      { kind: 'API_KEY', apiKeyId: 'log-etl' },
+    ]);
   });
 
   it('refuses a stale ifVersion with VERSION_CONFLICT, writing nothing and logging nothing', async () => {

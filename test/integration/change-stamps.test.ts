@@ -151,6 +151,47 @@ describe('change stamps', () => {
     ]);
   });
 
+  it("records an API key's id by every path, for API_KEY stamps only, and not past its work", async () => {
+    const key = (apiKeyId: string): ChangeStamp => ({
+      actorKind: 'API_KEY',
+      actor: 'owner',
+      apiKeyId,
+      correlationId: null,
+    });
+    const client = await database.pool.connect();
+    try {
+      // A lone write with parameters (one pipeline), one without (one simple query), a transaction.
+      await withChangeStamp(key('k-lone'), () => client.query(INSERT, ['keyed', 'Keyed']));
+      await withChangeStamp(key("k-'literal"), () =>
+        client.query(
+          `update asset_profiles set title = 'Literal' where user_group = 'stamps' and profile = 'keyed'`,
+        ),
+      );
+      await withChangeStamp(key('k-tx'), async () => {
+        await client.query('begin');
+        await client.query(RENAME, ['keyed', 'In a transaction']);
+        await client.query('commit');
+      });
+      // A user's stamp handed a key id records none; nor does unstamped work after.
+      await withChangeStamp({ ...stamp('user'), apiKeyId: 'k-ignored' }, () =>
+        client.query(RENAME, ['keyed', 'By a user']),
+      );
+      await client.query(RENAME, ['keyed', 'By nobody']);
+    } finally {
+      client.release();
+    }
+    const r = await database.pool.query(
+      `select actor_kind, actor_key from changes where user_group = 'stamps' and profile = 'keyed' order by tx, seq`,
+    );
+    expect(r.rows.map((row) => [row.actor_kind, row.actor_key])).toEqual([
+      ['API_KEY', 'k-lone'],
+      ['API_KEY', "k-'literal"],
+      ['API_KEY', 'k-tx'],
+      ['USER', null],
+      [null, null],
+    ]);
+  });
+
   it('stamps the same statement text for each caller, however often it runs (prepared by name)', async () => {
     await database.pool.query(INSERT, ['repeated', 'Repeated 0']);
     // More runs than it takes a text to be named and a generic plan to be kept.

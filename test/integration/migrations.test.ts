@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChangeStamp, withChangeStamp } from '../../src/storage/change-log.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { relatedIds } from '../helpers/assets.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -158,5 +159,44 @@ describe('20261125T0100_remembered_devices', () => {
         sql`update devices set remembered = true, secret_hash = '\\x00'::bytea, remembered_at = now()`,
       ),
     ).toBeNull();
+  });
+});
+
+describe('20261202T0100_change_actor_key', () => {
+  let database: TestDatabase;
+  const key = (apiKeyId: string): ChangeStamp => ({
+    actorKind: 'API_KEY',
+    actor: 'owner',
+    apiKeyId,
+    correlationId: null,
+  });
+  const profile = (name: string) =>
+    sql`insert into asset_profiles (user_group, profile, title, owner_username)
+      values ('keys', ${name}, ${name}, 'owner')`.execute(database.db);
+
+  beforeAll(async () => {
+    database = await freshDatabase({ upTo: '20261201T0200_webhook_start_snapshot' });
+    // Written through an API key by a release that did not record which.
+    await withChangeStamp(key('old-key'), () => profile('before'));
+    const report = await migrateToLatest(database.db);
+    expect(report.applied).toContain('20261202T0100_change_actor_key');
+  });
+  afterAll(() => database?.close());
+
+  it('keeps the entries already logged, their key unknown, and records the key of the next', async () => {
+    await withChangeStamp(key('new-key'), () => profile('after'));
+    const { rows } = await sql<{
+      profile: string;
+      actor_kind: string;
+      actor: string;
+      actor_key: string | null;
+    }>`
+      select profile, actor_kind, actor, actor_key from changes where user_group = 'keys' order by tx, seq`.execute(
+      database.db,
+    );
+    expect(rows).toEqual([
+      { profile: 'before', actor_kind: 'API_KEY', actor: 'owner', actor_key: null },
+      { profile: 'after', actor_kind: 'API_KEY', actor: 'owner', actor_key: 'new-key' },
+    ]);
   });
 });

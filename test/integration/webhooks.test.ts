@@ -157,7 +157,11 @@ describe('webhooks (#38)', () => {
     const verified = new Webhook(made.secret).verify(got.body, got.headers) as any;
     expect(verified).toMatchObject({
       type: 'change.created',
-      data: { entityId: 'HOOK-1', cursor: delivery.cursor },
+      data: {
+        entityId: 'HOOK-1',
+        cursor: delivery.cursor,
+        actor: { kind: 'USER', name: 'demo', apiKeyId: null },
+      },
     });
     expect(verified.data.after.properties.name).toBe('Hook one');
     // A wrong secret, or a body changed on the way, does not verify.

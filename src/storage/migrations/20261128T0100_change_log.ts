@@ -11,7 +11,8 @@ import { type Kysely, sql } from 'kysely';
 //
 // Who and why: the writer states them for its transaction with `set_config(..., true)`
 // (src/storage/change-log.ts): `assetql.actor_kind`, `assetql.actor`, `assetql.correlation_id`,
-// and `assetql.change_kind` when an insert or update of assets is a conversion.
+// and `assetql.change_kind` when an insert or update of assets is a conversion (and
+// `assetql.actor_key`, which 20261202T0100_change_actor_key.ts records).
 
 /** What each logged table contributes: its entity, its key, and its document as JSON. */
 export interface Logged {

@@ -22,7 +22,7 @@ export interface ChangePage {
 }
 
 const COLUMNS = sql.raw(
-  'tx::text as tx, seq::text as seq, at, entity, profile, entity_id, kind, version, actor_kind, actor, correlation_id, patch, before, after',
+  'tx::text as tx, seq::text as seq, at, entity, profile, entity_id, kind, version, actor_kind, actor, actor_key, correlation_id, patch, before, after',
 );
 
 /**

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
-import type { ChangeFilter, Resolvers } from '../../__generated__/events.ts';
+import type { ChangeActor, ChangeFilter, Resolvers } from '../../__generated__/events.ts';
 import { forwardConnection, pageSize } from '../../shared/cursors.ts';
+import { changeActor } from './change-json.ts';
 import {
   before,
   type ChangePage,
@@ -105,7 +106,7 @@ const own: Resolvers = {
     kind: (r) => r.kind as never,
     profile: (r) => (r.profile === '' ? null : r.profile),
     entityId: (r) => (r.entity_id === '' ? null : r.entity_id),
-    actor: (r) => (r.actor_kind && r.actor ? { kind: r.actor_kind as never, name: r.actor } : null),
+    actor: (r) => changeActor(r) as ChangeActor | null,
     correlationId: (r) => r.correlation_id,
     asset: (r) =>
       r.entity === 'ASSET' ? { __typename: 'Asset', profile: r.profile, id: r.entity_id } : null,

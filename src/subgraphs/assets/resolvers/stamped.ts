@@ -12,7 +12,8 @@ type Resolve = (
 
 /**
  * The mutations with every change they make recorded in the change log as the caller's: the
- * signed-in user or the API key's owner, and the mutation's `correlationId` (else the request's).
+ * signed-in user, or the API key's owner and the key's public id; and the mutation's
+ * `correlationId` (else the request's).
  */
 export function stamped<M extends object>(mutations: M): M {
   const out: Record<string, Resolve> = {};
@@ -20,9 +21,11 @@ export function stamped<M extends object>(mutations: M): M {
     out[name] = (root, args, ctx, info) => {
       const who = ctx.identity;
       if (!isAuthenticated(who)) return resolve(root, args, ctx, info);
+      const apiKey = who.kind === 'api_key';
       const stamp = {
-        actorKind: who.kind === 'api_key' ? ('API_KEY' as const) : ('USER' as const),
+        actorKind: apiKey ? ('API_KEY' as const) : ('USER' as const),
         actor: who.username,
+        apiKeyId: apiKey ? (who.apiKeyId ?? null) : null,
         correlationId: args.correlationId ?? ctx.requestId,
       };
       return withChangeStamp(stamp, () => resolve(root, args, ctx, info));

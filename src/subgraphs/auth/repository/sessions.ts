@@ -50,6 +50,7 @@ export function findStandingSession(db: Db, hash: Buffer) {
       's.expires_at',
       's.expires_at_hard',
       's.last_seen_at',
+      's.api_key_id',
       inGoodStanding.as('in_good_standing'),
     ])
     .where('s.id_hash', '=', hash)

@@ -252,6 +252,7 @@ class SessionResolver implements SessionResolution {
         userGroup: row.user_group,
         clientType: row.client_type,
         sessionHash: key,
+        apiKeyId: row.kind === 'api_key' ? row.api_key_id : null,
       }),
       expiresAt: row.expires_at.getTime(),
       expiresAtHard: row.expires_at_hard.getTime(),

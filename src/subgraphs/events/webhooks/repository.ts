@@ -275,7 +275,7 @@ export async function claimDue(
   );
   const { rows: changes } = await sql<ChangeRow>`
     select user_group, tx::text as tx, seq::text as seq, at, entity, profile, entity_id, kind, version, actor_kind,
-           actor, correlation_id, patch, before, after
+           actor, actor_key, correlation_id, patch, before, after
     from changes
     where (user_group, tx, seq) in (
       select * from unnest(${rows.map((d) => d.user_group)}::text[], ${rows.map((d) => d.tx)}::xid8[], ${rows.map((d) => d.seq)}::bigint[]))`.execute(

@@ -89,7 +89,7 @@ export const webhookResolvers: Resolvers = {
       const at = decodePosition(cursor);
       const { rows } = await sql<ChangeRow>`
         select tx::text as tx, seq::text as seq, at, entity, profile, entity_id, kind, version, actor_kind, actor,
-               correlation_id, patch, before, after
+               actor_key, correlation_id, patch, before, after
         from changes where user_group = ${userGroup} and tx = ${at.tx}::xid8 and seq = ${at.seq}::bigint`.execute(
         ctx.db,
       );
@@ -206,7 +206,7 @@ export const webhookResolvers: Resolvers = {
     change: async (d, _args, ctx) => {
       const { rows } = await sql<ChangeRow>`
         select tx::text as tx, seq::text as seq, at, entity, profile, entity_id, kind, version, actor_kind, actor,
-               correlation_id, patch, before, after
+               actor_key, correlation_id, patch, before, after
         from changes where user_group = ${d.user_group} and tx = ${d.tx}::xid8 and seq = ${d.seq}::bigint`.execute(
         ctx.db,
       );
