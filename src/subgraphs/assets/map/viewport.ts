@@ -10,7 +10,7 @@ import { cellBounds, gridOf, type Viewport } from './grid.ts';
  * assets_geometry_bbox, with the compiled AssetFilter, if any, on alias `a`.
  */
 
-function inViewport(group: string, profile: string, v: Viewport, where?: RawBuilder<boolean>) {
+export function inViewport(group: string, profile: string, v: Viewport, where?: RawBuilder<boolean>) {
   return sql`from assets a
     where a.user_group = ${group} and a.profile = ${profile}
       and a.geometry_box && box(point(${v.minLon}::float8, ${v.minLat}::float8), point(${v.maxLon}::float8, ${v.maxLat}::float8))
@@ -41,9 +41,8 @@ export interface Cluster {
   bbox: [number, number, number, number];
 }
 
-interface CellRow {
-  bx: number;
-  by: number;
+/** What a cell (or a part of one) sums of its assets: their count, centres and boxes. */
+export interface CellSums {
   count: number;
   sum_lon: number;
   sum_lat: number;
@@ -51,6 +50,18 @@ interface CellRow {
   min_lat: number;
   max_lon: number;
   max_lat: number;
+}
+
+/** Each asset's box `b` and the centre of it, `lon` and `lat`, as the statements below count them. */
+export const CENTRES = sql`a.geometry_box as b, (center(a.geometry_box))[0] as lon, (center(a.geometry_box))[1] as lat`;
+
+/** The sums of {@link CellSums} over rows of {@link CENTRES} (alias `c`). */
+export const SUMS = sql`count(*)::int as count, sum(c.lon) as sum_lon, sum(c.lat) as sum_lat,
+      min((c.b[1])[0]) as min_lon, min((c.b[1])[1]) as min_lat, max((c.b[0])[0]) as max_lon, max((c.b[0])[1]) as max_lat`;
+
+interface CellRow extends CellSums {
+  bx: number;
+  by: number;
 }
 
 /**
@@ -76,40 +87,52 @@ export async function clustersInViewport(
   const grid = gridOf(v, level);
   const statement = sql<CellRow>`
     select width_bucket(c.lon, ${grid.lonEdges}::float8[]) as bx, width_bucket(c.lat, ${grid.latEdges}::float8[]) as by,
-      count(*)::int as count, sum(c.lon) as sum_lon, sum(c.lat) as sum_lat,
-      min((c.b[1])[0]) as min_lon, min((c.b[1])[1]) as min_lat, max((c.b[0])[0]) as max_lon, max((c.b[0])[1]) as max_lat
-    from (
-      select a.geometry_box as b, (center(a.geometry_box))[0] as lon, (center(a.geometry_box))[1] as lat
-      ${inViewport(group, profile, v, where)}
-    ) c
+      ${SUMS}
+    from (select ${CENTRES} ${inViewport(group, profile, v, where)}) c
     group by 1, 2`;
-  // PostgreSQL keeps no statistics of boxes: it takes any overlap to hold 0.5% of the rows, and
-  // so sorted the 100,000 assets of a profile seen whole to group them, on disk past work_mem,
-  // where hashing them holds one entry per cell.
   const rows = await db.transaction().execute(async (trx) => {
-    await sql`set local enable_sort = off`.execute(trx);
+    await hashGroups(trx);
     return (await statement.execute(trx)).rows;
   });
-  return rows
-    .map((r) => {
-      const x = grid.x0 + r.bx;
-      const y = grid.y1 - r.by;
-      const [west, south, east, north] = cellBounds(x, y, level);
-      const clamp = (value: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, value));
-      return {
-        x,
-        y,
-        cluster: {
-          key: `${level}/${x}/${y}`,
-          count: r.count,
-          centroid: [
-            clamp(r.sum_lon / r.count, Math.max(west, v.minLon), Math.min(east, v.maxLon)),
-            clamp(r.sum_lat / r.count, Math.max(south, v.minLat), Math.min(north, v.maxLat)),
-          ] as [number, number],
-          bbox: [r.min_lon, r.min_lat, r.max_lon, r.max_lat] as [number, number, number, number],
-        },
-      };
-    })
+  return toClusters(
+    rows.map((r) => ({ ...r, x: grid.x0 + r.bx, y: grid.y1 - r.by })),
+    v,
+    level,
+  );
+}
+
+/**
+ * PostgreSQL keeps no statistics of boxes: it takes any overlap to hold 0.5% of the rows, and so
+ * sorted the 100,000 assets of a profile seen whole to group them, on disk past work_mem, where
+ * hashing them holds one entry per cell. For the rest of transaction `trx`.
+ */
+export async function hashGroups(trx: Kysely<Tables>): Promise<void> {
+  await sql`set local enable_sort = off`.execute(trx);
+}
+
+/**
+ * The clusters of the sums of cells (`x`, `y`) of grid `level` within viewport `v`, in order of
+ * row then column: each centroid the mean of the cell's centres, kept within its cell's part of
+ * the viewport.
+ */
+export function toClusters(
+  cells: Iterable<CellSums & { x: number; y: number }>,
+  v: Viewport,
+  level: number,
+): Cluster[] {
+  const clamp = (value: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, value));
+  return [...cells]
     .sort((a, b) => a.y - b.y || a.x - b.x)
-    .map((c) => c.cluster);
+    .map((r) => {
+      const [west, south, east, north] = cellBounds(r.x, r.y, level);
+      return {
+        key: `${level}/${r.x}/${r.y}`,
+        count: r.count,
+        centroid: [
+          clamp(r.sum_lon / r.count, Math.max(west, v.minLon), Math.min(east, v.maxLon)),
+          clamp(r.sum_lat / r.count, Math.max(south, v.minLat), Math.min(north, v.maxLat)),
+        ] as [number, number],
+        bbox: [r.min_lon, r.min_lat, r.max_lon, r.max_lat] as [number, number, number, number],
+      };
+    });
 }

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { AssetsResolvers } from '../../../__generated__/assets.ts';
 import type { AssetsContext } from '../context.ts';
+import { cacheableFilter, cachedClusters } from '../map/cached-clusters.ts';
 import { checkViewport, gridLevel } from '../map/grid.ts';
 import { assetsInViewport, clustersInViewport } from '../map/viewport.ts';
 import { compiledFilter, tenant } from './common.ts';
@@ -34,7 +35,11 @@ export const mapViewport: AssetsResolvers<AssetsContext>['mapViewport'] = async 
   // Counted per cell first: one statement for a viewport of many assets, where the count alone
   // would read them all once more; a viewport of few is counted as fast as it is listed.
   const level = gridLevel(v);
-  const cells = await clustersInViewport(ctx.db, userGroup, a.profile, v, level, where);
+  // Counted in part from the cluster cache where the filter reads only what the change log
+  // follows (map/cached-clusters.ts): the same clusters.
+  const cells = cacheableFilter(args.filter)
+    ? await cachedClusters(ctx.db, userGroup, a.profile, v, level, where)
+    : await clustersInViewport(ctx.db, userGroup, a.profile, v, level, where);
   const count = cells.reduce((sum, c) => sum + c.count, 0);
   if (count <= v.limit) {
     const rows = await assetsInViewport(ctx.db, userGroup, a.profile, v, v.limit, where);
