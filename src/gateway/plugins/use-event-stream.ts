@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable } from 'graphql-yoga';
 import type { Plugin } from '../http.ts';
@@ -56,31 +57,52 @@ export function useEventStream(options: { heartbeatMs?: number } = {}): Plugin {
   };
 }
 
+/**
+ * The stream as a Node `Readable` that the server adapter pipes to the socket as it is: an event is
+ * pushed as it comes, once, where a web `ReadableStream` took it through three more streams on its
+ * way out (the adapter's, the owner's, the adapter's reader), which cost a stream's server more than
+ * the socket's own write at a thousand clients. Nothing is read ahead of a slow client: when the
+ * socket's buffer is full, the next event is asked for once the socket drains. A failing source
+ * destroys the body, and the server cuts the connection (src/server/listen.ts): the client sees a
+ * broken stream, and resumes from its last id.
+ */
 function sse(
   results: AsyncIterable<ExecutionResult>,
   ids: (string | undefined)[],
-  fetchAPI: { Response: typeof Response; ReadableStream: typeof ReadableStream },
+  fetchAPI: { Response: typeof Response },
   heartbeatMs: number,
 ): Response {
-  const encoder = new TextEncoder();
   const iterator = results[Symbol.asyncIterator]();
   let heartbeat: NodeJS.Timeout | undefined;
-  const body = new fetchAPI.ReadableStream<Uint8Array>({
-    start(controller) {
-      // A comment first: some clients wait for a first byte before they show the stream.
-      controller.enqueue(encoder.encode(':\n\n'));
-      heartbeat = setInterval(() => {
-        if (controller.desiredSize === null) clearInterval(heartbeat);
-        else if (controller.desiredSize > 0) controller.enqueue(encoder.encode(':\n\n'));
-      }, heartbeatMs);
+  let pumping = false;
+  let ended = false;
+  const end = () => {
+    ended = true;
+    clearInterval(heartbeat);
+  };
+  const body = new Readable({
+    read() {
+      if (!pumping && !ended) void pump();
     },
-    async pull(controller) {
-      try {
+    destroy(error, callback) {
+      // The client went (the adapter destroys the body when the socket closes), or the source failed.
+      if (!ended) {
+        end();
+        Promise.resolve(iterator.return?.()).catch(() => {});
+      }
+      callback(error);
+    },
+  });
+  async function pump(): Promise<void> {
+    pumping = true;
+    try {
+      for (;;) {
         const next = await iterator.next();
+        if (ended) return;
         if (next.done) {
-          clearInterval(heartbeat);
-          controller.enqueue(encoder.encode('event: complete\ndata:\n\n'));
-          controller.close();
+          end();
+          body.push('event: complete\ndata:\n\n');
+          body.push(null);
           return;
         }
         // A result that carries its id (the direct route: the subgraph's own result) says it;
@@ -88,18 +110,21 @@ function sse(
         const own = next.value.extensions?.eventId;
         const id = typeof own === 'string' ? own : ids.shift();
         const line = id && !/[\r\n]/.test(id) ? `id: ${id}\n` : '';
-        controller.enqueue(encoder.encode(`${line}event: next\ndata: ${serialised(next.value)}\n\n`));
-      } catch (e) {
-        clearInterval(heartbeat);
-        controller.error(e);
+        if (!body.push(`${line}event: next\ndata: ${serialised(next.value)}\n\n`)) return;
       }
-    },
-    async cancel() {
-      clearInterval(heartbeat);
-      await iterator.return?.();
-    },
-  });
-  return new fetchAPI.Response(body, {
+    } catch (e) {
+      end();
+      body.destroy(e as Error);
+    } finally {
+      pumping = false;
+    }
+  }
+  // A comment first: some clients wait for a first byte before they show the stream.
+  body.push(':\n\n');
+  heartbeat = setInterval(() => {
+    if (!ended && body.readableLength === 0) body.push(':\n\n');
+  }, heartbeatMs);
+  return new fetchAPI.Response(body as unknown as BodyInit, {
     status: 200,
     headers: {
       'content-type': 'text/event-stream',
