@@ -21,6 +21,15 @@ const PROCESSORS = [['text/event-stream'], ['multipart/mixed'], REGULAR];
  * counts, the types are tried last to first, and the last match wins.
  */
 export function regularMediaType(accept: string | null): string | null {
+  const chosen = answerMediaType(accept);
+  return chosen && REGULAR.includes(chosen) ? chosen : null;
+}
+
+/**
+ * The media type Yoga answers with for this `Accept` header (an event stream included), or null
+ * when nothing matches (406).
+ */
+function answerMediaType(accept: string | null): string | null {
   // Clients send the same few values again and again: each decided once, the 64 most recent kept.
   // A value longer than any browser's is decided anew; none at all is Yoga's default.
   if (accept === null) return NO_ACCEPT;
@@ -49,7 +58,7 @@ function mediaTypeFor(accept: string | null): string | null {
   let chosen: string | null = null;
   for (const processor of PROCESSORS)
     for (const type of asked) for (const offered of processor) if (matches(offered, type)) chosen = offered;
-  return chosen && REGULAR.includes(chosen) ? chosen : null;
+  return chosen;
 }
 
 /** Whether the asked type (`*` allowed on either side of the slash) covers the offered one. */
@@ -82,6 +91,7 @@ export interface PlainRequest {
 export function plainRequest(
   request: Request,
   resolve?: (params: Record<string, unknown>) => Record<string, unknown> | undefined,
+  options: { eventStream?: boolean } = {},
 ): PlainRequest | undefined {
   if (request.method !== 'POST') return undefined;
   const body = parsedJsonBody(request);
@@ -90,10 +100,20 @@ export function plainRequest(
   if (!given) return undefined;
   const params = plainParams(given);
   if (!params) return undefined;
-  const mediaType = regularMediaType(request.headers.get('accept'));
+  const accept = request.headers.get('accept');
+  const mediaType =
+    regularMediaType(accept) ??
+    (options.eventStream && answerMediaType(accept) === EVENT_STREAM ? EVENT_STREAM : null);
   if (!mediaType || !yogaReadsLength(request.headers.get('content-length'))) return undefined;
   return { ...params, mediaType };
 }
+
+/**
+ * What a client asking for GraphQL over SSE (distinct connections mode) is answered with: with
+ * `plainRequest`'s `eventStream`, a request whose `Accept` Yoga answers with an event stream is
+ * plain too, its media type this.
+ */
+export const EVENT_STREAM = 'text/event-stream';
 
 /**
  * Yoga's own body bound (graphql-yoga 5's `useLimitRequestBodySize`, on by default): it refuses a

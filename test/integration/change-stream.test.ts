@@ -1,8 +1,9 @@
 import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.ts';
-import { HEARTBEAT_MS } from '../../src/gateway/plugins/use-event-stream.ts';
+import { HEARTBEAT_MS } from '../../src/execution/event-stream.ts';
 import { type Listening, listen } from '../../src/server/listen.ts';
+import { NO_METRICS } from '../../src/shared/metrics.ts';
 import {
   BASE,
   type ServedSubgraphs,
@@ -454,5 +455,92 @@ describe('change subscriptions over graphql-ws, one process (#38)', () => {
       ws.on('error', () => {});
     });
     expect(status).toBe(403);
+  });
+});
+
+describe('change subscriptions the events subgraph streams alone, at the fast door (#38)', () => {
+  let t: TestApp;
+  let demo: Record<string, string>;
+  let doors = 0;
+  const DIRECT = 'subscription($after: String) { changes(after: $after) { cursor entityId } }';
+
+  beforeAll(async () => {
+    t = await startTestApp({ metrics: { ...NO_METRICS, preparedOperation: () => void doors++ } });
+    await seedDemo(t.database.db, t.config);
+    demo = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
+  });
+  afterAll(() => t.close());
+
+  async function open(headers: Record<string, string>, variables: Record<string, unknown> = {}) {
+    const controller = new AbortController();
+    const response = await t.handle(
+      new Request(`${BASE}/api/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+        body: JSON.stringify({ query: DIRECT, variables }),
+        signal: controller.signal,
+      }),
+    );
+    const reader = new SseReader(response);
+    return {
+      response,
+      reader,
+      abort: () => {
+        controller.abort();
+        void reader.cancel();
+      },
+    };
+  }
+  async function write(id: string) {
+    const r = await t.graphql<any>(
+      'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }',
+      { input: { profile: 'site', assets: [{ id, properties: { name: id } }] } },
+      demo,
+    );
+    expect(r.body.data.upsertAssets.errors).toEqual([]);
+  }
+
+  it('answers as the pipeline does: events with their ids, resumption by Last-Event-ID, refusals, and release', async () => {
+    // The pipeline validates a document and keeps it once seen twice; the next requests take the door.
+    for (let i = 0; i < 2; i++) (await open(demo)).abort();
+    const before = doors;
+    const live = await open(demo);
+    expect(live.response.headers.get('content-type')).toBe('text/event-stream');
+    expect(doors).toBe(before + 1);
+    for (const id of ['DOOR-1', 'DOOR-2', 'DOOR-3']) await write(id);
+    const events = await live.reader.take(3);
+    expect(events.map((e) => e.data.data.changes.entityId)).toEqual(['DOOR-1', 'DOOR-2', 'DOOR-3']);
+    for (const e of events) expect(e.id).toBe(e.data.data.changes.cursor);
+    live.abort();
+
+    const resumed = await open({ ...demo, 'last-event-id': events[0]!.id! });
+    expect((await resumed.reader.take(2)).map((e) => e.data.data.changes.entityId)).toEqual([
+      'DOOR-2',
+      'DOOR-3',
+    ]);
+    resumed.abort();
+
+    // A refusal and an answer that is not a stream go on to the pipeline, which answers them.
+    for (const [headers, variables, code] of [
+      [{}, {}, 'UNAUTHENTICATED'],
+      [demo, { after: 'not-a-cursor' }, 'BAD_USER_INPUT'],
+    ] as const) {
+      const refused = await open(headers, variables);
+      const e = await refused.reader.next();
+      refused.abort();
+      expect(e!.data.errors?.[0]?.extensions?.code).toBe(code);
+    }
+
+    // A client that goes lets go of its stream at once: a session opens 20 (its limit) again and again.
+    const session = { 'x-svc-sessionid': await t.sessionFor('demo', 'demo') };
+    for (let round = 0; round < 3; round++) {
+      const streams = await Promise.all(Array.from({ length: 20 }, () => open(session)));
+      for (const s of streams) expect(s.response.status).toBe(200);
+      await write(`DOOR-R${round}`);
+      const got = await Promise.all(streams.map((s) => s.reader.take(1)));
+      for (const [e] of got) expect(e!.data.data.changes.entityId).toBe(`DOOR-R${round}`);
+      for (const s of streams) s.abort();
+      await new Promise((r) => setTimeout(r, 100));
+    }
   });
 });

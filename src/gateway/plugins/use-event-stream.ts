@@ -1,10 +1,7 @@
-import { Readable } from 'node:stream';
 import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable } from 'graphql-yoga';
+import { eventStream, HEARTBEAT_MS } from '../../execution/event-stream.ts';
 import type { Plugin } from '../http.ts';
-
-/** How often an idle event stream sends a comment, so that proxies and clients keep it open. */
-export const HEARTBEAT_MS = 12_000;
 
 /**
  * Subscriptions over GraphQL over SSE (distinct connections mode) with each event's id: a
@@ -50,115 +47,9 @@ export function useEventStream(options: { heartbeatMs?: number } = {}): Plugin {
       if (!isAsyncIterable(result) || !acceptableMediaTypes.includes('text/event-stream')) return;
       const queue = ids.get(request) ?? [];
       setResultProcessor(
-        (r, fetchAPI) => sse(r as AsyncIterable<ExecutionResult>, queue, fetchAPI, heartbeatMs),
+        (r, fetchAPI) => eventStream(r as AsyncIterable<ExecutionResult>, queue, fetchAPI, heartbeatMs),
         'text/event-stream',
       );
     },
   };
-}
-
-/**
- * The stream as a Node `Readable` that the server adapter pipes to the socket as it is: an event is
- * pushed as it comes, once, where a web `ReadableStream` took it through three more streams on its
- * way out (the adapter's, the owner's, the adapter's reader), which cost a stream's server more than
- * the socket's own write at a thousand clients. Nothing is read ahead of a slow client: when the
- * socket's buffer is full, the next event is asked for once the socket drains. A failing source
- * destroys the body, and the server cuts the connection (src/server/listen.ts): the client sees a
- * broken stream, and resumes from its last id.
- */
-function sse(
-  results: AsyncIterable<ExecutionResult>,
-  ids: (string | undefined)[],
-  fetchAPI: { Response: typeof Response },
-  heartbeatMs: number,
-): Response {
-  const iterator = results[Symbol.asyncIterator]();
-  let heartbeat: NodeJS.Timeout | undefined;
-  let pumping = false;
-  let ended = false;
-  const end = () => {
-    ended = true;
-    clearInterval(heartbeat);
-  };
-  const body = new Readable({
-    read() {
-      if (!pumping && !ended) void pump();
-    },
-    destroy(error, callback) {
-      // The client went (the adapter destroys the body when the socket closes), or the source failed.
-      if (!ended) {
-        end();
-        Promise.resolve(iterator.return?.()).catch(() => {});
-      }
-      callback(error);
-    },
-  });
-  async function pump(): Promise<void> {
-    pumping = true;
-    try {
-      for (;;) {
-        const next = await iterator.next();
-        if (ended) return;
-        if (next.done) {
-          end();
-          body.push('event: complete\ndata:\n\n');
-          body.push(null);
-          return;
-        }
-        // A result that carries its id (the direct route: the subgraph's own result) says it;
-        // else one id per subgraph event, one result per subgraph event, in order.
-        const own = next.value.extensions?.eventId;
-        const id = typeof own === 'string' ? own : ids.shift();
-        const line = id && !/[\r\n]/.test(id) ? `id: ${id}\n` : '';
-        if (!body.push(`${line}event: next\ndata: ${serialised(next.value)}\n\n`)) return;
-      }
-    } catch (e) {
-      end();
-      body.destroy(e as Error);
-    } finally {
-      pumping = false;
-    }
-  }
-  // A comment first: some clients wait for a first byte before they show the stream.
-  body.push(':\n\n');
-  heartbeat = setInterval(() => {
-    if (!ended && body.readableLength === 0) body.push(':\n\n');
-  }, heartbeatMs);
-  return new fetchAPI.Response(body as unknown as BodyInit, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      // Proxies that buffer (nginx) pass events on at once.
-      'x-accel-buffering': 'no',
-    },
-  });
-}
-
-/** A result as written, once for every stream that writes the same result (a shared event's). */
-const written = new WeakMap<ExecutionResult, string>();
-function serialised(result: ExecutionResult): string {
-  let text = written.get(result);
-  if (text === undefined) {
-    text = JSON.stringify(withoutInternals(result));
-    written.set(result, text);
-  }
-  return text;
-}
-
-/** What Yoga keeps to itself of a result: the HTTP hints in `extensions`, and the event id. */
-function withoutInternals(result: ExecutionResult): ExecutionResult {
-  const errors = result.errors?.map((e) => {
-    const json = e.toJSON();
-    if (!json.extensions) return json;
-    const { http: _h, unexpected: _u, ...extensions } = json.extensions as Record<string, unknown>;
-    return { ...json, extensions: Object.keys(extensions).length ? extensions : undefined };
-  });
-  const { http: _http, eventId: _id, ...extensions } = (result.extensions ?? {}) as Record<string, unknown>;
-  return {
-    ...result,
-    ...(errors ? { errors: errors as never } : {}),
-    extensions: Object.keys(extensions).length ? extensions : undefined,
-  } as ExecutionResult;
 }

@@ -1,9 +1,10 @@
 import type { ExecutionResult } from 'graphql';
 import { isRefused } from '../../execution/admit.ts';
+import { eventStream } from '../../execution/event-stream.ts';
 import { DECLINED, type GatewayExecution } from '../../execution/gateway.ts';
 import type { Operation } from '../../execution/operation.ts';
 import { bodyBytes } from '../../execution/request-body.ts';
-import { type PlainRequest, plainRequest, respond } from '../../execution/respond.ts';
+import { EVENT_STREAM, type PlainRequest, plainRequest, respond } from '../../execution/respond.ts';
 import { LAST_EVENT_ID_HEADER } from '../../shared/identity.ts';
 import { type Metrics, NO_METRICS } from '../../shared/metrics.ts';
 import type { OperationSpan, PreparedSpan } from '../../shared/tracing.ts';
@@ -125,6 +126,37 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
     return respond(result, asked.mediaType, options.responseClass());
   }
 
+  /**
+   * A subscription on the direct route asked for over SSE: admitted, then streamed by its subgraph
+   * straight into the event stream's writer, without Yoga's request handling or envelop's mapping
+   * of every event (which cost a stream's server more than the event itself at a thousand
+   * streams). What the pipeline answers differently — a refusal, an answer that is not a stream —
+   * goes on to the pipeline, which answers it as it always has.
+   */
+  async function streamDoor(
+    request: Request,
+    context: Context,
+    next: (request: Request) => Promise<Response>,
+    operation: Operation,
+    asked: PlainRequest,
+    state: RequestExecution,
+  ): Promise<Response> {
+    request.signal.throwIfAborted();
+    const admission = execution.admit(operation, {
+      variables: asked.variables,
+      requestBytes: bodyBytes(request),
+    });
+    if (isRefused(admission)) return next(request);
+    const events = await execution.subscribe(operation, admission, context, {
+      signal: request.signal,
+      lastEventId: request.headers.get(LAST_EVENT_ID_HEADER),
+    });
+    if (!(Symbol.asyncIterator in events)) return next(request);
+    state.executed = { name: operation.name, errors: false };
+    metrics.preparedOperation();
+    return eventStream(events, [], { Response: options.responseClass() });
+  }
+
   /** A document prepared ahead: its route decided now, nothing run. */
   function prepared(operation: Operation, stop: (result: ExecutionResult) => void): void {
     execution.route(operation);
@@ -138,7 +170,7 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
       context.execution = state;
       const resolve = options.resolve;
       const asked = options.fastDoor
-        ? plainRequest(request, resolve && ((params) => resolve(params, context)))
+        ? plainRequest(request, resolve && ((params) => resolve(params, context)), { eventStream: true })
         : undefined;
       if (!asked) return next(request);
       if (options.cors && request.headers.has('origin') && options.cors(request)) return next(request);
@@ -146,7 +178,15 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
       if (!operation) return next(request);
       options.validated?.(context);
       if (execution.route(operation).kind === 'planned') return next(request);
+      // An event stream only for a subscription, and a subscription only as one; traced, the
+      // pipeline's spans follow it.
+      const streaming = asked.mediaType === EVENT_STREAM;
+      if (streaming !== (operation.type === 'subscription')) return next(request);
       state.requested = asked.operationName;
+      if (streaming) {
+        if (options.tracePrepared) return next(request);
+        return streamDoor(request, context, next, operation, asked, state);
+      }
       const run = (span?: OperationSpan) => fastDoor(request, context, next, operation, asked, state, span);
       if (!options.tracePrepared) return run();
       return options.tracePrepared(
