@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { postgresBinDir, privateCluster } from '../test/helpers/processes.ts';
 import { graphql, percentile, pinLoadGenerator, signIn, startServer } from './lib.ts';
 
 /**
@@ -23,6 +25,21 @@ export interface EventsBenchResult {
   delivered: number;
   missing: number;
   duplicates: number;
+  /**
+   * Whether the writes went through a second `assetql serve` on the same database (PostgreSQL),
+   * the streams' server doing nothing but serve them, or through the streams' own server.
+   */
+  writer: 'other process' | 'same process';
+  /**
+   * From each change's commit (PostgreSQL's own record, `track_commit_timestamp`, on a server the
+   * bench starts for it) to each client's event, in ms; absent without one.
+   */
+  fromCommitMs?: { p50: number; p95: number; p99: number; max: number };
+  /**
+   * From the change's own time (`Change.at`: when its writing transaction began, so at or before
+   * its commit) to each client's event, in ms: an upper bound of commit → client.
+   */
+  fromStartMs: { p50: number; p95: number; p99: number; max: number };
   /** From the write's answer (or its sending) to each client's event, in ms. */
   latencyMs: { p50: number; p95: number; p99: number; max: number };
   fromSendMs: { p50: number; p95: number; p99: number };
@@ -32,7 +49,7 @@ export interface EventsBenchResult {
   writeMs: { p50: number; p95: number };
   refusedWrites: number;
   /** Cores busy while the changes came: the server's, and this process's (the clients and writers). */
-  cpu: { server: number; clients: number };
+  cpu: { server: number; writer: number; clients: number };
   webhooks: WebhookBenchResult;
 }
 
@@ -64,12 +81,30 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
   const rate = smoke ? 20 : 200;
   const seconds = smoke ? 2 : quick ? 5 : 15;
   const receiver = await webhookReceiver();
+  // On PostgreSQL, one of its own that records when each transaction committed, so that the time
+  // from commit to client is read, not bounded (the machine's server has it off, and turning it
+  // on takes a restart).
+  const cluster = process.env.DATABASE_URL && postgresBinDir() ? await commitTimedCluster() : undefined;
   const server = await startServer({
     ASSETQL_DEMO_DATA: 'false',
     ASSETQL_RATE_LIMITS: JSON.stringify({ signIn: { points: 10_000, seconds: 60 } }),
     ASSETQL_WEBHOOKS: JSON.stringify({ allowedHosts: [`127.0.0.1:${receiver.port}`] }),
+    ...(cluster ? { DATABASE_URL: cluster.database } : {}),
+  }).catch(async (e) => {
+    await cluster?.destroy();
+    throw e;
   });
   pinLoadGenerator();
+  // On PostgreSQL the writes go through a second server on the same database, as a deployment of
+  // several processes behind a load balancer sends them (docs/deploy.md): the streams' server
+  // learns of them as it learns of any other process's (NOTIFY, then the log), and the time from
+  // commit to client is what the streams cost, not how long a write waited behind 20,000 events
+  // a second in the same event loop. It shares the streams' server's core (the clients, on the
+  // other, would else hold its writes between their start and their commit).
+  const other = process.env.DATABASE_URL && process.env.BENCH_EVENTS_WRITER !== 'same';
+  const writerServer = other
+    ? await startServer({ ...server.env, DATABASE_URL: server.env.DATABASE_URL! })
+    : server;
   const controllers: AbortController[] = [];
   try {
     const names = Array.from({ length: groups }, (_, g) => `events-${g}`);
@@ -89,6 +124,8 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
 
     // Every event each stream receives: the change's asset id and when it arrived.
     const received: { group: string; seen: Map<string, number[]> }[] = [];
+    // Each change's own time (`Change.at`), by asset id, in this process's performance clock.
+    const changedAt = new Map<string, number>();
     // Opened 50 at a time, as clients that connect over a while: a burst of a thousand from one
     // tenant at once is what the fairness scheduler refuses (429, retried after its Retry-After).
     const open = async (s: number) => {
@@ -99,7 +136,7 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
       const controller = new AbortController();
       controllers.push(controller);
       for (let attempt = 0; ; attempt++) {
-        const status = await stream(server.url, session, seen, controller.signal);
+        const status = await stream(server.url, session, seen, changedAt, controller.signal);
         if (status === 429 && attempt < 20) {
           await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
           continue;
@@ -124,6 +161,7 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
     const writer = sessions;
     const start = performance.now();
     const serverCpu0 = cpuSeconds(server.child.pid!);
+    const writerCpu0 = cpuSeconds(writerServer.child.pid!);
     const ownCpu0 = process.cpuUsage();
     for (let i = 0; i < perGroup; i++) {
       for (let g = 0; g < groups; g++) {
@@ -138,7 +176,7 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
         const write = async (): Promise<void> => {
           for (let attempt = 0; ; attempt++) {
             const r = await graphql(
-              server.url,
+              writerServer.url,
               'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }',
               { input: { profile: 'site', assets: [{ id, properties: { name: id } }] } },
               { 'x-svc-sessionid': writer.get(group)![0]! },
@@ -169,6 +207,7 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
       await new Promise((r) => setTimeout(r, 100));
     const busy = (performance.now() - start) / 1000;
     const serverCpu = (cpuSeconds(server.child.pid!) - serverCpu0) / busy;
+    const writerCpu = (cpuSeconds(writerServer.child.pid!) - writerCpu0) / busy;
     const own = process.cpuUsage(ownCpu0);
     const clientCpu = (own.user + own.system) / 1e6 / busy;
     await new Promise((r) => setTimeout(r, 500));
@@ -182,11 +221,15 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
       smoke ? 20 : quick ? 300 : 1_000,
     );
 
+    // When each change committed, from the cluster's own record, in this process's clock.
+    const committedAt = cluster ? await commitTimes(cluster.database) : undefined;
     let delivered = 0;
     let missing = 0;
     let duplicates = 0;
     const latencies: number[] = [];
     const fromSend: number[] = [];
+    const fromCommit: number[] = [];
+    const fromStart: number[] = [];
     for (const { group, seen } of received) {
       for (let i = 0; i < perGroup; i++) {
         const id = `B-${group}-${i}`;
@@ -198,10 +241,15 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
         delivered += times.length;
         duplicates += times.length - 1;
         latencies.push(Math.max(0, times[0]! - answeredAt.get(id)!));
+        fromStart.push(times[0]! - changedAt.get(id)!);
+        const committed = committedAt?.get(id);
+        if (committed !== undefined) fromCommit.push(times[0]! - committed);
         fromSend.push(times[0]! - sentAt.get(id)!);
       }
     }
     latencies.sort((a, b) => a - b);
+    fromCommit.sort((a, b) => a - b);
+    fromStart.sort((a, b) => a - b);
     fromSend.sort((a, b) => a - b);
     writeTimes.sort((a, b) => a - b);
     const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -216,6 +264,23 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
       delivered,
       missing,
       duplicates,
+      writer: writerServer === server ? 'same process' : 'other process',
+      ...(fromCommit.length
+        ? {
+            fromCommitMs: {
+              p50: r1(percentile(fromCommit, 50)),
+              p95: r1(percentile(fromCommit, 95)),
+              p99: r1(percentile(fromCommit, 99)),
+              max: r1(fromCommit.at(-1) ?? 0),
+            },
+          }
+        : {}),
+      fromStartMs: {
+        p50: r1(percentile(fromStart, 50)),
+        p95: r1(percentile(fromStart, 95)),
+        p99: r1(percentile(fromStart, 99)),
+        max: r1(fromStart.at(-1) ?? 0),
+      },
       latencyMs: {
         p50: r1(percentile(latencies, 50)),
         p95: r1(percentile(latencies, 95)),
@@ -230,12 +295,18 @@ export async function eventsBench(options: { quick: boolean; smoke: boolean }): 
       rssMb: { streamsOpen: rssOpen, end: rssEnd, growth: r1(rssEnd - rssOpen) },
       writeMs: { p50: r1(percentile(writeTimes, 50)), p95: r1(percentile(writeTimes, 95)) },
       refusedWrites,
-      cpu: { server: Math.round(serverCpu * 100) / 100, clients: Math.round(clientCpu * 100) / 100 },
+      cpu: {
+        server: Math.round(serverCpu * 100) / 100,
+        writer: writerServer === server ? 0 : Math.round(writerCpu * 100) / 100,
+        clients: Math.round(clientCpu * 100) / 100,
+      },
       webhooks,
     };
   } finally {
     for (const c of controllers) c.abort();
+    if (writerServer !== server) await writerServer.close();
     await server.close();
+    await cluster?.destroy();
     receiver.close();
   }
 }
@@ -372,8 +443,10 @@ function countDelivered(received: { seen: Map<string, number[]> }[]): number {
   return n;
 }
 
-const ENTITY = /"entityId":"([^"]+)"/g;
-const BODY = JSON.stringify({ query: 'subscription { changes(filter: { kinds: [CREATED] }) { entityId } }' });
+const ENTITY = /"entityId":"([^"]+)","at":"([^"]+)"/g;
+const BODY = JSON.stringify({
+  query: 'subscription { changes(filter: { kinds: [CREATED] }) { entityId at } }',
+});
 const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
 
 /**
@@ -385,6 +458,7 @@ function stream(
   base: string,
   session: string,
   seen: Map<string, number[]>,
+  changedAt: Map<string, number>,
   signal: AbortSignal,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -421,6 +495,9 @@ function stream(
             const times = seen.get(m[1]!);
             if (times) times.push(now);
             else seen.set(m[1]!, [now]);
+            // The wall clock of the change's time, in this process's performance clock (one
+            // machine, one clock).
+            if (!changedAt.has(m[1]!)) changedAt.set(m[1]!, Date.parse(m[2]!) - performance.timeOrigin);
           }
         });
         response.on('error', () => {});
@@ -446,18 +523,24 @@ export function eventsMarkdown(r: EventsBenchResult): string {
   return [
     '## Change streams',
     '',
-    `${r.streams} clients subscribed over GraphQL over SSE to one \`assetql serve\` (${r.engine}), across ${r.groups} groups; ${r.rate} changes a second for ${r.seconds} s, each an upsert of one asset through GraphQL, spread evenly over the groups. Each client reads every change of its group.`,
+    `${r.streams} clients subscribed over GraphQL over SSE to one \`assetql serve\` (${r.engine}), across ${r.groups} groups; ${r.rate} changes a second for ${r.seconds} s, each an upsert of one asset through GraphQL ${r.writer === 'other process' ? 'sent to a second `assetql serve` on the same database' : 'sent to the same server'}, spread evenly over the groups. Each client reads every change of its group.`,
     '',
     '| | figure |',
     '|---|---|',
     `| changes | ${r.changes} |`,
     `| events expected / delivered | ${r.expected} / ${r.delivered} |`,
     `| missing, duplicated | ${r.missing}, ${r.duplicates} |`,
+    ...(r.fromCommitMs
+      ? [
+          `| **from the change's commit to the client**, p50 / p95 / p99 / max | ${r.fromCommitMs.p50} / ${r.fromCommitMs.p95} / ${r.fromCommitMs.p99} / ${r.fromCommitMs.max} ms |`,
+        ]
+      : []),
+    `| from the change's time (its transaction's start, before its commit) to the client, p50 / p95 / p99 / max | ${r.fromStartMs.p50} / ${r.fromStartMs.p95} / ${r.fromStartMs.p99} / ${r.fromStartMs.max} ms |`,
     `| latency from the write's answer, p50 / p95 / p99 / max | ${r.latencyMs.p50} / ${r.latencyMs.p95} / ${r.latencyMs.p99} / ${r.latencyMs.max} ms |`,
     `| from the write's sending, p50 / p95 / p99 | ${r.fromSendMs.p50} / ${r.fromSendMs.p95} / ${r.fromSendMs.p99} ms |`,
     `| the writes' own answer, p50 / p95 | ${r.writeMs.p50} / ${r.writeMs.p95} ms |`,
     `| writes refused while the server was busy (retried) | ${r.refusedWrites} |`,
-    `| cores busy while the changes came: server, clients | ${r.cpu.server}, ${r.cpu.clients} |`,
+    `| cores busy while the changes came: streams' server, writes' server, clients | ${r.cpu.server}, ${r.writer === 'other process' ? r.cpu.writer : '(the same)'}, ${r.cpu.clients} |`,
     `| server RSS with the streams open → at the end | ${r.rssMb.streamsOpen} → ${r.rssMb.end} MB (${r.rssMb.growth >= 0 ? '+' : ''}${r.rssMb.growth}) |`,
     '',
     ...(r.webhooks
@@ -476,4 +559,52 @@ export function eventsMarkdown(r: EventsBenchResult): string {
         ]
       : []),
   ].join('\n');
+}
+
+/**
+ * A PostgreSQL of the bench's own (`initdb`) that records each transaction's commit time, with
+ * room for two servers' pools and a database for them; stopped and deleted by `destroy`.
+ */
+async function commitTimedCluster(): Promise<{ database: string; destroy(): Promise<void> }> {
+  const cluster = await privateCluster();
+  try {
+    await onePass(cluster.url, [
+      'alter system set track_commit_timestamp = on',
+      'alter system set max_connections = 200',
+    ]);
+    await cluster.stop();
+    await cluster.start();
+    await onePass(cluster.url, ['create database events']);
+  } catch (e) {
+    await cluster.destroy();
+    throw e;
+  }
+  const url = new URL(cluster.url);
+  url.pathname = '/events';
+  return { database: url.toString(), destroy: () => cluster.destroy() };
+}
+
+async function onePass(url: string, statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const s of statements) await client.query(s);
+  } finally {
+    await client.end();
+  }
+}
+
+/** When each bench asset's creation committed, by asset id, in this process's performance clock. */
+async function commitTimes(database: string): Promise<Map<string, number>> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; ms: string }>(
+      `select entity_id as id, extract(epoch from pg_xact_commit_timestamp(xid(tx))) * 1000 as ms
+       from changes where entity = 'ASSET' and kind = 'CREATED' and entity_id like 'B-%'`,
+    );
+    return new Map(rows.map((r) => [r.id, Number(r.ms) - performance.timeOrigin]));
+  } finally {
+    await client.end();
+  }
 }

@@ -7,6 +7,18 @@ import type { ExecutionResult } from 'graphql';
  * `data:`, then `event: complete`), each event's `id:` its cursor, a comment every `heartbeatMs`.
  */
 
+/**
+ * Marks the Node stream of an event stream written here, which the server hands to the socket
+ * as it is (src/server/listen.ts): it owns its end, and needs no owner around it.
+ */
+export const OWN_EVENT_STREAM = Symbol.for('assetql.eventStream');
+
+/** The Node stream of an event stream written here, behind a response's body, if it is one. */
+export function ownEventStream(body: unknown): Readable | undefined {
+  const b = body as (Partial<Readable> & { [OWN_EVENT_STREAM]?: boolean }) | null;
+  return b?.[OWN_EVENT_STREAM] === true && typeof b.once === 'function' ? (b as Readable) : undefined;
+}
+
 /** How often an idle event stream sends a comment, so that proxies and clients keep it open. */
 export const HEARTBEAT_MS = 12_000;
 
@@ -72,6 +84,7 @@ export function eventStream(
       pumping = false;
     }
   }
+  (body as unknown as Record<symbol, boolean>)[OWN_EVENT_STREAM] = true;
   // A comment first: some clients wait for a first byte before they show the stream.
   body.push(':\n\n');
   heartbeat = setInterval(() => {

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex, Readable } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
+import { ownEventStream } from '../execution/event-stream.ts';
 import { heldToDeclaredLength } from '../execution/request-body.ts';
 import { ownedStream } from '../shared/streams.ts';
 
@@ -100,12 +101,10 @@ function starting(request: Request): Response {
  */
 function ownedBody(response: Response, request: Request, res: ServerResponse | undefined): Response {
   if (!res || response.headers.has('content-length') || response.body === null) return response;
-  // A Node stream (an event stream: plugins/use-event-stream.ts) is piped to the socket by the
-  // server adapter as it is, which destroys it when the socket closes; one that fails cuts the
+  // An event stream written by execution/event-stream.ts is a Node stream the server adapter pipes
+  // to the socket as it is, and destroys when the socket closes; one that fails cuts the
   // connection here, as the owner below would.
-  const readable = response.headers.get('content-type')?.startsWith('text/event-stream')
-    ? nodeReadable(response.body)
-    : undefined;
+  const readable = ownEventStream(response.body);
   if (readable) {
     readable.once('error', () => res.destroy());
     return response;
@@ -123,15 +122,4 @@ function ownedBody(response: Response, request: Request, res: ServerResponse | u
     statusText: response.statusText,
     headers: response.headers,
   });
-}
-
-/**
- * The Node stream behind a body the server adapter pipes as it is (its own Response keeps a Node
- * `Readable` and shows it, with the web stream's methods, as the body), if it is one.
- */
-function nodeReadable(body: ReadableStream<Uint8Array>): Readable | undefined {
-  const b = body as unknown as Partial<Readable>;
-  return typeof b.read === 'function' && typeof b.pipe === 'function' && typeof b.once === 'function'
-    ? (b as Readable)
-    : undefined;
 }

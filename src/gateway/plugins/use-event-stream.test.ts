@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Response } from '@whatwg-node/server';
 import type { ExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { ownEventStream } from '../../execution/event-stream.ts';
 import { useEventStream } from './use-event-stream.ts';
 
 /** The plugin's SSE answer to `results`, as the server adapter gets it: its Node stream. */
@@ -20,6 +21,8 @@ function answer(results: AsyncIterable<ExecutionResult>): Readable {
   expect(response.headers.get('content-type')).toBe('text/event-stream');
   const body = response.body as unknown as Readable;
   expect(typeof body.read).toBe('function');
+  // What the server hands to the socket as it is (src/server/listen.ts).
+  expect(ownEventStream(body)).toBeDefined();
   return body;
 }
 
