@@ -21,6 +21,8 @@ export function ownEventStream(body: unknown): Readable | undefined {
 
 /** How often an idle event stream sends a comment, so that proxies and clients keep it open. */
 export const HEARTBEAT_MS = 12_000;
+/** Heartbeats a stream may find its client reading nothing before the connection is cut. */
+const STALLED_BEATS = 2;
 
 /**
  * The stream as a Node `Readable` that the server adapter pipes to the socket as it is: an event is
@@ -87,8 +89,17 @@ export function eventStream(
   (body as unknown as Record<symbol, boolean>)[OWN_EVENT_STREAM] = true;
   // A comment first: some clients wait for a first byte before they show the stream.
   body.push(':\n\n');
+  // A client that reads nothing leaves events waiting in the body (its socket full): after two
+  // beats of that the connection is cut, as a client that went away; it resumes from its last id.
+  // Its stream's own bound (SLOW_CONSUMER) frees the stream's slot, not the socket.
+  let stalled = 0;
   heartbeat = setInterval(() => {
-    if (!ended && body.readableLength === 0) body.push(':\n\n');
+    if (ended) return;
+    if (body.readableLength === 0) {
+      stalled = 0;
+      body.push(':\n\n');
+    } else if (++stalled >= STALLED_BEATS)
+      body.destroy(new Error('the client read nothing for two heartbeats'));
   }, heartbeatMs);
   return new fetchAPI.Response(body as unknown as BodyInit, {
     status: 200,

@@ -6,8 +6,8 @@ import { ownEventStream } from '../../execution/event-stream.ts';
 import { useEventStream } from './use-event-stream.ts';
 
 /** The plugin's SSE answer to `results`, as the server adapter gets it: its Node stream. */
-function answer(results: AsyncIterable<ExecutionResult>): Readable {
-  const plugin = useEventStream({ heartbeatMs: 60_000 });
+function answer(results: AsyncIterable<ExecutionResult>, heartbeatMs = 60_000): Readable {
+  const plugin = useEventStream({ heartbeatMs });
   let processor: ((r: unknown, fetchAPI: { Response: typeof Response }) => Response) | undefined;
   (plugin.onResultProcess as (payload: unknown) => void)({
     request: new Request('http://localhost/api/graphql'),
@@ -103,5 +103,38 @@ describe('the event stream body', () => {
     expect(error.message).toBe('the source failed');
     expect(written).toContain('id: c1\n');
     expect(written).not.toContain('event: complete');
+  });
+
+  it('cuts a client that reads nothing for two heartbeats, and lets its source go', async () => {
+    const { iterable, seen } = source();
+    const body = answer(iterable, 30);
+    // The first chunk is read, then nothing: the body fills and stays full.
+    body.read(0);
+    const error = await new Promise<Error>((resolve) => body.once('error', resolve));
+    expect(error.message).toMatch(/read nothing/);
+    expect(seen.returned).toBe(true);
+  });
+
+  it('keeps a client that reads, however slowly, and beats while idle', async () => {
+    // An idle source: nothing but heartbeats, read as they come.
+    const idle: AsyncIterable<ExecutionResult> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => new Promise(() => {}),
+        return: async () => ({ done: true, value: undefined }),
+      }),
+    };
+    const body = answer(idle, 20);
+    let written = '';
+    body.on('data', (chunk) => {
+      written += String(chunk);
+    });
+    let failed = false;
+    body.once('error', () => {
+      failed = true;
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(failed).toBe(false);
+    expect(written.split(':\n\n').length).toBeGreaterThan(3);
+    body.destroy();
   });
 });

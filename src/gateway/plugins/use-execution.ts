@@ -151,7 +151,11 @@ export function useExecution(options: UseExecutionOptions): Plugin<Context> {
       signal: request.signal,
       lastEventId: request.headers.get(LAST_EVENT_ID_HEADER),
     });
-    if (!(Symbol.asyncIterator in events)) return next(request);
+    if (!(Symbol.asyncIterator in events)) {
+      // Nobody left to answer: the pipeline is not asked again for a client that has gone.
+      request.signal.throwIfAborted();
+      return next(request);
+    }
     state.executed = { name: operation.name, errors: false };
     metrics.preparedOperation();
     return eventStream(events, [], { Response: options.responseClass() });

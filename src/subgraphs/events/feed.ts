@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { Kysely } from 'kysely';
+import { ClientGoneError } from '../../shared/errors.ts';
 import type { Identity } from '../../shared/identity.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { ChangeNotices } from '../../storage/change-notices.ts';
@@ -65,8 +66,6 @@ export interface ChangeFeedOptions {
 /** Without a word of a change (a lost notice), a tail is read this often anyway, notices or not. */
 const SAFETY_READ_MS = 5_000;
 const TICK_MS = 100;
-/** How often a notice reads again the tails held behind a running transaction, at most. */
-const HELD_READ_MS = 10;
 
 /**
  * Live streams of the change log (docs/events.md, "Subscriptions"). Each group with an open stream
@@ -96,7 +95,6 @@ export class ChangeFeed implements StreamHost {
   readonly #unwatch: (() => void)[] = [];
   #live = false;
   #checking = false;
-  #heldReadAt = 0;
   #closed = false;
 
   constructor(options: ChangeFeedOptions) {
@@ -112,7 +110,6 @@ export class ChangeFeed implements StreamHost {
             const tail = group ? this.#tails.get(group) : undefined;
             if (tail) void this.#read(tail);
             else if (!group) this.#readAll();
-            this.#readHeld();
           },
           live: (live) => {
             this.#live = live;
@@ -151,7 +148,8 @@ export class ChangeFeed implements StreamHost {
     signal?: AbortSignal,
   ): Promise<AsyncIterableIterator<StreamEvent>> {
     if (this.#closed) throw shuttingDown();
-    if (signal?.aborted) throw signal.reason;
+    // A client gone before its stream opened: not the server's fault.
+    if (signal?.aborted) throw new ClientGoneError();
     const group = identity.userGroup;
     const holder = holderOf(identity);
     let ofHolder = 0;
@@ -227,18 +225,6 @@ export class ChangeFeed implements StreamHost {
 
   #readAll(): void {
     for (const tail of this.#tails.values()) void this.#read(tail);
-  }
-
-  /**
-   * Reads again, at most every HELD_READ_MS, the tails whose committed entries wait behind a
-   * transaction still running: a notice of any group may be that transaction's end (it need not
-   * be of the tail's group), which the tick would find only up to TICK_MS later.
-   */
-  #readHeld(): void {
-    const now = Date.now();
-    if (now - this.#heldReadAt < HELD_READ_MS) return;
-    this.#heldReadAt = now;
-    for (const tail of this.#tails.values()) if (tail.held) void this.#read(tail);
   }
 
   #tick(): void {
