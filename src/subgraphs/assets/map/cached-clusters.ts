@@ -71,7 +71,7 @@ export async function cachedClusters(
     return clusters;
   }
   // One snapshot for the check of the held sums, their counting and the edge's.
-  return db
+  const answered = await db
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
@@ -81,7 +81,11 @@ export async function cachedClusters(
       let sums = held;
       if (!sums || !part || 2 * area(part) < area(inner)) {
         const panned = Boolean(held);
-        sums = await counted(trx, group, profile, level, regionOf(v, inner, level, panned), where);
+        const region = regionOf(v, inner, level, panned);
+        // More cells than the cache may hold are neither counted nor kept: a viewport so wide
+        // (at its zoom) is answered as it always was, without fetching a grid to throw away.
+        if (area(region) > cache.limits.cells) return undefined;
+        sums = await counted(trx, group, profile, level, region, where);
         cache.stats.builds++;
         // Too few to be worth holding, or too many: a mark says so, and the key is counted as before.
         if (total(sums) >= cache.limits.wideFrom) cache.set(key, sums);
@@ -97,6 +101,7 @@ export async function cachedClusters(
         addTo(cells, grid.x0 + r.bx, grid.y1 - r.by, r);
       return toClusters(cells.values(), v, level);
     });
+  return answered ?? clustersInViewport(db, group, profile, v, level, where);
 }
 
 const area = (s: Span) => (s.x1 - s.x0) * (s.y1 - s.y0);
