@@ -18,7 +18,14 @@ import { createUser, disableUser } from '../../src/subgraphs/auth/users.ts';
 import { emptyServerDatabase } from '../helpers/database.ts';
 import { type Balancer, startHaproxy } from '../helpers/haproxy.ts';
 import { lastOutput, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
-import { askAt, type Client, expectScriptAlike, SCRIPT } from '../helpers/session-script.ts';
+import {
+  askAt,
+  type Client,
+  expectScriptAlike,
+  ownWritesUnderLoad,
+  SCRIPT,
+  signedIn,
+} from '../helpers/session-script.ts';
 
 const SECRET = 'balancer-e2e-secret-0123456789abcdefghijk';
 const PASSWORD = 'a long passphrase for the balancer test';
@@ -94,6 +101,15 @@ describe('three processes behind HAProxy', () => {
     },
     60_000,
   );
+
+  it('show a session its own write at once, 1,000 times under a write load', async () => {
+    // Through HAProxy both ways: round robin sends a write and its read to different processes.
+    const client = await signedIn(balancer.url, '198.51.100.60');
+    const { stale, loaded, ms } = await ownWritesUnderLoad([balancer.url], client);
+    console.log(`1,000 writes read back through HAProxy in ${ms} ms beside ${loaded} other writes`);
+    expect(stale.slice(0, 5), output()).toEqual([]);
+    expect(loaded).toBeGreaterThan(100);
+  }, 300_000);
 
   it('refuse a session signed out on one of them within a second', async () => {
     const client: Client = { carrier: 'header', session: undefined, address: '192.0.2.60' };

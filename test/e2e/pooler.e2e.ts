@@ -19,7 +19,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyServerDatabase } from '../helpers/database.ts';
 import { type Pooler, startPgBouncer } from '../helpers/pgbouncer.ts';
 import { lastOutput, type Served, serve, serveEnv, stop } from '../helpers/processes.ts';
-import { askAt, type Client, expectScriptAlike, SCRIPT } from '../helpers/session-script.ts';
+import {
+  askAt,
+  type Client,
+  expectScriptAlike,
+  ownWritesUnderLoad,
+  SCRIPT,
+  signedIn,
+} from '../helpers/session-script.ts';
 
 const SECRET = 'pooler-e2e-secret-0123456789abcdefghijklm';
 const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -163,6 +170,15 @@ describe('behind PgBouncer in transaction mode', () => {
     const stats = await pooler.show('stats');
     expect(Number(stats.find((s) => s.database === database.name)!.total_xact_count)).toBeGreaterThan(200);
   }, 120_000);
+
+  it('shows a session its own write at once through the other process, 1,000 times under a write load', async () => {
+    const [a, b] = servers;
+    const client = await signedIn(a!.url, '198.51.100.50');
+    const { stale, loaded, ms } = await ownWritesUnderLoad([a!.url, b!.url], client);
+    console.log(`1,000 writes read back through the pooler in ${ms} ms beside ${loaded} other writes`);
+    expect(stale.slice(0, 5), output()).toEqual([]);
+    expect(loaded).toBeGreaterThan(100);
+  }, 300_000);
 
   it('refuses on one process a session signed out on the other within a second', async () => {
     const [a, b] = servers;

@@ -26,12 +26,19 @@ import {
   serveEnv,
   stop,
 } from '../helpers/processes.ts';
-import { type Answer, askAt, type Client, expectScriptAlike, SCRIPT } from '../helpers/session-script.ts';
+import {
+  type Answer,
+  askAt,
+  type Client,
+  createIssue,
+  expectScriptAlike,
+  ownWritesUnderLoad,
+  signedIn,
+} from '../helpers/session-script.ts';
 import { type Standby, startStandby, statementsOn } from '../helpers/standby.ts';
 
 const SECRET = 'replicas-e2e-secret-0123456789abcdefghijk';
 const PAGE = '{ assets(profile: "well") { all(first: 5) { edges { node { id displayName } } } } }';
-const CREATE = `mutation($input: CreateIssueInput!) { createIssue(input: $input) { errors { type } issue { id } } }`;
 const READ = 'query($id: ID!) { issues { byId(id: $id) { displayName } } }';
 
 let primary: PrivateCluster;
@@ -56,22 +63,6 @@ async function onPrimary<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   } finally {
     await client.end();
   }
-}
-
-async function signedIn(url: string, address: string): Promise<Client> {
-  const client: Client = { carrier: 'header', session: undefined, address };
-  const r = await askAt(url, client, SCRIPT[0]!.query);
-  expect(r.body.data?.signIn?.errors, JSON.stringify(r.body)).toEqual([]);
-  return client;
-}
-
-async function createIssue(url: string, client: Client, name: string): Promise<string> {
-  const made = await askAt(url, client, CREATE, {
-    input: { displayName: name, subject: { type: 'asset', reference: 'well/W-100-1-2' } },
-  });
-  const id = made.body.data?.createIssue?.issue?.id;
-  if (!id) throw new Error(`${name}: ${JSON.stringify(made.body)}`);
-  return id;
 }
 
 beforeAll(async () => {
@@ -142,34 +133,11 @@ describe('with a streaming read replica', () => {
   it('shows a session its own write at once through the other process, 1,000 times under a write load', async () => {
     const [a, b] = servers;
     const client = await signedIn(a!.url, '198.51.100.1');
-    const writers = await Promise.all([1, 2, 3].map((i) => signedIn(b!.url, `198.51.100.${i + 1}`)));
-    let loading = true;
-    let loaded = 0;
-    const load = writers.map(async (writer, w) => {
-      for (let n = 0; loading; n++) {
-        await createIssue(n % 2 ? a!.url : b!.url, writer, `load ${w}-${n}`);
-        loaded++;
-      }
-    });
     const before = counts('issues');
-    const stale: string[] = [];
-    const started = Date.now();
-    try {
-      for (let n = 0; n < 1_000; n++) {
-        const [writeAt, readAt] = n % 2 ? [a!, b!] : [b!, a!];
-        const name = `mine ${n}`;
-        const id = await createIssue(writeAt.url, client, name);
-        const read = await askAt(readAt.url, client, READ, { id });
-        if (read.body.data?.issues?.byId?.displayName !== name)
-          stale.push(`${name}: ${JSON.stringify(read.body)}`);
-      }
-    } finally {
-      loading = false;
-      await Promise.all(load);
-    }
+    const { stale, loaded, ms } = await ownWritesUnderLoad([b!.url, a!.url], client);
     const after = counts('issues');
     console.log(
-      `1,000 writes read back in ${Date.now() - started} ms beside ${loaded} other writes; issue statements: ` +
+      `1,000 writes read back in ${ms} ms beside ${loaded} other writes; issue statements: ` +
         `${after.replica - before.replica} on the replica, ${after.primary - before.primary} on the primary`,
     );
     expect(stale.slice(0, 5), output()).toEqual([]);

@@ -160,3 +160,65 @@ export async function expectScriptAlike(
     expect(normalised(second.body), step.name).toEqual(normalised(first.body));
   }
 }
+
+/** Signs a new client in at `url` as the script's user, by header, from `address`. */
+export async function signedIn(url: string, address: string): Promise<Client> {
+  const client: Client = { carrier: 'header', session: undefined, address };
+  const r = await askAt(url, client, SCRIPT[0]!.query);
+  expect(r.body.data?.signIn?.errors, JSON.stringify(r.body)).toEqual([]);
+  return client;
+}
+
+const CREATE_ISSUE = `mutation($input: CreateIssueInput!) { createIssue(input: $input) { errors { type } issue { id } } }`;
+const READ_ISSUE = 'query($id: ID!) { issues { byId(id: $id) { displayName } } }';
+
+/** Creates an issue named `name` as `client` at `url`; its id. */
+export async function createIssue(url: string, client: Client, name: string): Promise<string> {
+  const made = await askAt(url, client, CREATE_ISSUE, {
+    input: { displayName: name, subject: { type: 'asset', reference: 'well/W-100-1-2' } },
+  });
+  const id = made.body.data?.createIssue?.issue?.id;
+  if (!id) throw new Error(`${name}: ${JSON.stringify(made.body)}`);
+  return id;
+}
+
+/**
+ * `tries` times, `client` writes (an issue) through one of `urls` and reads it back at once
+ * through the next, while three other sessions (signed in at the last of `urls`) write through
+ * all of them: the reads that did not see their write (none is the answer), how many other writes
+ * went in meanwhile, and how long it took.
+ */
+export async function ownWritesUnderLoad(
+  urls: readonly string[],
+  client: Client,
+  tries = 1_000,
+): Promise<{ stale: string[]; loaded: number; ms: number }> {
+  // One after another: a user's concurrent sign-ins are checked a few at a time.
+  const writers: Client[] = [];
+  for (const i of [1, 2, 3]) writers.push(await signedIn(urls.at(-1)!, `198.51.100.${100 + i}`));
+  let loading = true;
+  let loaded = 0;
+  const load = writers.map(async (writer, w) => {
+    for (let n = 0; loading; n++) {
+      await createIssue(urls[n % urls.length]!, writer, `load ${w}-${n}`);
+      loaded++;
+    }
+  });
+  const stale: string[] = [];
+  const started = Date.now();
+  try {
+    for (let n = 0; n < tries; n++) {
+      const writeAt = urls[n % urls.length]!;
+      const readAt = urls[(n + 1) % urls.length]!;
+      const name = `mine ${n}`;
+      const id = await createIssue(writeAt, client, name);
+      const read = await askAt(readAt, client, READ_ISSUE, { id });
+      if (read.body.data?.issues?.byId?.displayName !== name)
+        stale.push(`${name}: ${JSON.stringify(read.body)}`);
+    }
+  } finally {
+    loading = false;
+    await Promise.all(load);
+  }
+  return { stale, loaded, ms: Date.now() - started };
+}
