@@ -80,16 +80,27 @@ export async function readTail(
   limit: number,
 ): Promise<TailRead> {
   const from = after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``;
-  const { rows } = await sql<ChangeRow & { ready: boolean }>`
-    select ${COLUMNS}, tx < pg_snapshot_xmin(pg_current_snapshot()) as ready from changes
-    where user_group = ${group} ${from}
-    order by changes.tx, changes.seq
-    limit ${limit}`.execute(db);
-  // Ordered by transaction id, the readable ones (older than the oldest running) come first.
-  const ready = rows.findIndex((r) => !r.ready);
-  const taken = ready === -1 ? rows : rows.slice(0, ready);
-  for (const r of taken) delete (r as { ready?: boolean }).ready;
-  return { rows: taken, held: ready !== -1 };
+  // Only the readable entries are fetched; whether others wait behind a running transaction is
+  // one probe of the index, so that a tail held back costs a look, not its waiting entries' JSON.
+  const { rows } = await sql<ChangeRow & { held: boolean }>`
+    with s as materialized (select pg_snapshot_xmin(pg_current_snapshot()) as xmin)
+    select r.*, exists (
+        select 1 from changes w where w.user_group = ${group} ${from} and w.tx >= s.xmin) as held
+    from s left join lateral (
+      select ${COLUMNS}, changes.tx as at_tx, changes.seq as at_seq from changes
+      where user_group = ${group} ${from} and changes.tx < s.xmin
+      order by changes.tx, changes.seq
+      limit ${limit}) r on true
+    order by r.at_tx, r.at_seq`.execute(db);
+  const held = rows[0]?.held ?? false;
+  const taken = rows.filter((r) => r.tx !== null);
+  for (const r of taken) {
+    const row = r as { held?: boolean; at_tx?: unknown; at_seq?: unknown };
+    delete row.held;
+    delete row.at_tx;
+    delete row.at_seq;
+  }
+  return { rows: taken, held };
 }
 
 /** Where a reader of `group`'s log stands at one moment, for what comes after. */
