@@ -220,8 +220,16 @@ export class ViewPage implements View {
       );
       return;
     }
+    // Drawn again (the asset arrived, a save came back): a control that had the focus keeps it in
+    // its new frame, or a keyboard user editing while the asset loads would lose their place.
+    const active = document.activeElement;
+    const label =
+      active instanceof HTMLElement && this.#frame.contains(active)
+        ? active.getAttribute('aria-label')
+        : null;
     this.#editor.show(widgets, this.#editing);
     this.#frame.replaceChildren(this.#editor.element);
+    if (label) this.#frame.querySelector<HTMLElement>(`[aria-label="${CSS.escape(label)}"]`)?.focus();
   }
 
   #body(widget: Widget): Node {
