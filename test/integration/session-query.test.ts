@@ -27,12 +27,22 @@ const IDENTITY_ONLY = '{ session { __typename authenticated username userGroup }
 const FULL = '{ session { __typename authenticated username userGroup expiresAt userGroups } }';
 
 /** The answer to `query` and the statements it took. */
+/**
+ * Asks `query` three times and counts the statements of the quietest: a process's background
+ * statement (the change notices' probe, every few seconds) falls into one window now and then.
+ */
 async function ask(query: string, headers: Record<string, string>) {
-  const before = statements();
-  const r = await t.graphql<{ session: Record<string, unknown> }>(query, {}, headers);
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  expect(r.body.errors).toBeUndefined();
-  return { session: r.body.data!.session, statements: statements() - before };
+  let fewest = Number.POSITIVE_INFINITY;
+  let session: Record<string, unknown> = {};
+  for (let i = 0; i < 3; i++) {
+    const before = statements();
+    const r = await t.graphql<{ session: Record<string, unknown> }>(query, {}, headers);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.errors).toBeUndefined();
+    session = r.body.data!.session;
+    fewest = Math.min(fewest, statements() - before);
+  }
+  return { session, statements: fewest };
 }
 
 describe('the session query', () => {
