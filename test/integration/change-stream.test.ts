@@ -22,6 +22,40 @@ import { SseReader } from '../helpers/sse.ts';
 
 const SECRET = 'change-stream-test-secret-0123456789abcdef';
 
+interface Opened {
+  response: Response;
+  reader: SseReader;
+  abort(): void;
+}
+
+/** Opens a stream of `query` over SSE on `t`, as a client that may go away (`abort`). */
+async function openStream(
+  t: TestApp,
+  query: string,
+  headers: Record<string, string>,
+  variables: Record<string, unknown>,
+): Promise<Opened> {
+  const controller = new AbortController();
+  const response = await t.handle(
+    new Request(`${BASE}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+      body: JSON.stringify({ query, variables }),
+      signal: controller.signal,
+    }),
+  );
+  const reader = new SseReader(response);
+  return {
+    response,
+    reader,
+    // As a client that goes away: its request's signal fires, and its body is cancelled.
+    abort: () => {
+      controller.abort();
+      void reader.cancel();
+    },
+  };
+}
+
 describe.each(['one process', 'distributed'] as const)('change subscriptions over SSE, %s (#38)', (form) => {
   let t: TestApp;
   let demo: Record<string, string>;
@@ -54,38 +88,12 @@ describe.each(['one process', 'distributed'] as const)('change subscriptions ove
   const STREAM = `subscription($after: String, $filter: ChangeFilter) {
   changes(after: $after, filter: $filter) { cursor kind entity entityId version asset { id displayName } } }`;
 
-  interface Opened {
-    response: Response;
-    reader: SseReader;
-    abort(): void;
-  }
-
   /** Opens a stream: without a cursor, of the changes committed from now on. */
-  async function subscribe(
+  const subscribe = (
     headers: Record<string, string>,
     variables: Record<string, unknown> = {},
     query = STREAM,
-  ): Promise<Opened> {
-    const controller = new AbortController();
-    const response = await t.handle(
-      new Request(`${BASE}/api/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
-        body: JSON.stringify({ query, variables }),
-        signal: controller.signal,
-      }),
-    );
-    const reader = new SseReader(response);
-    return {
-      response,
-      reader,
-      // As a client that goes away: its request's signal fires, and its body is cancelled.
-      abort: () => {
-        controller.abort();
-        void reader.cancel();
-      },
-    };
-  }
+  ) => openStream(t, query, headers, variables);
 
   const UPSERT = `mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }`;
   async function write(id: string, name: string, headers = demo) {
@@ -471,26 +479,8 @@ describe('change subscriptions the events subgraph streams alone, at the fast do
   });
   afterAll(() => t.close());
 
-  async function open(headers: Record<string, string>, variables: Record<string, unknown> = {}) {
-    const controller = new AbortController();
-    const response = await t.handle(
-      new Request(`${BASE}/api/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
-        body: JSON.stringify({ query: DIRECT, variables }),
-        signal: controller.signal,
-      }),
-    );
-    const reader = new SseReader(response);
-    return {
-      response,
-      reader,
-      abort: () => {
-        controller.abort();
-        void reader.cancel();
-      },
-    };
-  }
+  const open = (headers: Record<string, string>, variables: Record<string, unknown> = {}) =>
+    openStream(t, DIRECT, headers, variables);
   async function write(id: string) {
     const r = await t.graphql<any>(
       'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }',
