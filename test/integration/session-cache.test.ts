@@ -103,28 +103,61 @@ async function hearingNotices(): Promise<void> {
   }
 }
 
+/** The backend of the app's listening connection, if it has one. */
+async function listeningBackend(): Promise<number | undefined> {
+  const { rows } = await sql<{ pid: number }>`
+    select pid from pg_stat_activity
+    where datname = current_database() and application_name = ${NOTICES_APPLICATION_NAME}`.execute(
+    database.db,
+  );
+  return rows.length === 1 ? rows[0]!.pid : undefined;
+}
+
+/**
+ * Runs `scenario` (given its try's number, for fresh names), again when it failed while the app's
+ * listening connection was replaced: on a loaded machine a probe can take past its 2 s, and the
+ * app then goes deaf, reconnects and trusts nothing it kept, which ends a session the scenario
+ * keeps on purpose. A failure with the same connection throughout is the scenario's own.
+ */
+async function whileHeard(scenario: (attempt: number) => Promise<void>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    await hearingNotices();
+    const before = await listeningBackend();
+    try {
+      await scenario(attempt);
+      return;
+    } catch (e) {
+      const after = await listeningBackend();
+      if (attempt >= 2 || (before !== undefined && before === after)) throw e;
+    }
+  }
+}
+
 const postgres = Boolean(process.env.DATABASE_URL);
 
 describe.runIf(postgres)('sessions between requests (PostgreSQL)', () => {
   beforeEach(() => hearingNotices(), 40_000);
 
   it('are kept past 2 s: a change the database does not announce is not seen, an announced one is', async () => {
-    await keptUntilAnnounced('ana', 'user:ana');
+    await whileHeard((n) => keptUntilAnnounced(`ana${n}`, `user:ana${n}`));
   });
 
   it("a user's notice evicts that user's sessions only, and groups set again unchanged send none", async () => {
-    const [mine, theirs] = [await t.sessionFor('kim', 'acme'), await t.sessionFor('lou', 'acme')];
-    expect(await signedIn(mine)).toBe(true);
-    expect(await signedIn(theirs)).toBe(true);
-    await disableSilently('kim');
-    await disableSilently('lou');
-    t.clock.advance(10_000);
-    // The same groups again (a federated sign-in with an unchanged claim): no row changes.
-    await replaceGroups(database.db, 'kim', ['acme']);
-    expect(await signedIn(mine)).toBe(true);
-    await elsewhere(`select pg_notify('assetql_sessions', 'user:kim')`);
-    expect(await eventually(mine, false)).toBe(false);
-    expect(await signedIn(theirs)).toBe(true);
+    await whileHeard(async (n) => {
+      const [kim, lou] = [`kim${n}`, `lou${n}`];
+      const [mine, theirs] = [await t.sessionFor(kim, 'acme'), await t.sessionFor(lou, 'acme')];
+      expect(await signedIn(mine)).toBe(true);
+      expect(await signedIn(theirs)).toBe(true);
+      await disableSilently(kim);
+      await disableSilently(lou);
+      t.clock.advance(10_000);
+      // The same groups again (a federated sign-in with an unchanged claim): no row changes.
+      await replaceGroups(database.db, kim, ['acme']);
+      expect(await signedIn(mine)).toBe(true);
+      await elsewhere(`select pg_notify('assetql_sessions', $1)`, [`user:${kim}`]);
+      expect(await eventually(mine, false)).toBe(false);
+      expect(await signedIn(theirs)).toBe(true);
+    });
   });
 
   it('ends at once everywhere when another process disables the user, deletes the session or takes the group', async () => {
