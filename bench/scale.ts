@@ -18,10 +18,12 @@
  * Unlike the other scenarios nothing is pinned: the servers, HAProxy, the load generator and
  * PostgreSQL share the machine's two cores, as they would on a host running copies of the server.
  * Pinned to one core, three processes measure that core's switching between them (0.67× in a run
- * on this machine), not what their shared state costs. Rounds alternate the six cells.
+ * on this machine), not what their shared state costs. Rounds alternate the six cells; during
+ * each, only its own processes run (the others are stopped with SIGSTOP and continued for their
+ * cells), so that idle copies take nothing from the one measured.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -29,6 +31,7 @@ import { haproxyConfig } from '../test/helpers/haproxy.ts';
 import { type PrivateCluster, postgresBinDir, privateCluster } from '../test/helpers/processes.ts';
 import { type Standby, startStandby } from '../test/helpers/standby.ts';
 import { median, type Server, sample, signedInUser, signIn, startServer } from './lib.ts';
+import { cpuMs, databaseCpuMs } from './peers/procs.ts';
 
 const GROUP = 'scale';
 const FIVE = '["name", "status", "depth", "uwi", "facilityId"]';
@@ -45,6 +48,22 @@ interface Cell {
   p50: number;
   p95: number;
   failures: number;
+  /**
+   * Where the time went, per request: CPU of the cell's server processes and of PostgreSQL (ms),
+   * transactions committed in the set's database, and the share of the machine's CPU left idle.
+   * Absent from results recorded before they were measured.
+   */
+  serverCpuMs?: number;
+  databaseCpuMs?: number;
+  transactions?: number;
+  idle?: number;
+}
+
+/** CPU time of the whole machine so far, and how much of it was idle (/proc/stat, in ticks). */
+function machineCpu(): { all: number; idle: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal …: idle and iowait are the idle time.
+  return { all: ticks.reduce((a, b) => a + b, 0), idle: ticks[3]! + ticks[4]! };
 }
 
 /** `pg_stat_database` of a database, and the scans of its `assets` table, on one server. */
@@ -100,10 +119,26 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** A set of three processes: a signed-in session, and the URL of each set-up. */
+/** A set of three processes: a signed-in session, and the URL and processes of each set-up. */
 interface Fleet {
   session: string;
   targets: Record<Setup, string>;
+  /** The processes a set-up's requests reach (servers and HAProxy): the others are stopped. */
+  processes: Record<Setup, ChildProcess[]>;
+  /** The process ids of a set-up's servers. */
+  servers: Record<Setup, number[]>;
+}
+
+/**
+ * Leaves running only `running` of `all`: the rest are stopped (SIGSTOP), so that a cell is
+ * measured with only its own processes taking the cores, as a host running only that set-up
+ * would, while every process stays warm (compiled, caches filled) for its next cell.
+ */
+function runOnly(all: ChildProcess[], running: ChildProcess[]): void {
+  for (const c of all) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    c.kill(running.includes(c) ? 'SIGCONT' : 'SIGSTOP');
+  }
 }
 
 interface Haproxy {
@@ -196,17 +231,24 @@ const minus = (a: DatabaseStats, b: DatabaseStats): DatabaseStats => ({
   assetScans: a.assetScans - b.assetScans,
 });
 
-function summarise(runs: Record<Setup, { rps: number[]; p50: number[]; p95: number[]; failures: number }>) {
+type Runs = Record<Setup, { [K in Exclude<keyof Cell, 'failures'>]-?: number[] } & { failures: number }>;
+
+function summarise(runs: Runs) {
   const cells = Object.fromEntries(
-    SETUPS.map((s) => [
-      s,
-      {
-        rps: median(runs[s].rps),
-        p50: median(runs[s].p50),
-        p95: median(runs[s].p95),
-        failures: runs[s].failures,
-      },
-    ]),
+    SETUPS.map((s) => {
+      const r = runs[s];
+      const cell: Cell = {
+        rps: median(r.rps),
+        p50: median(r.p50),
+        p95: median(r.p95),
+        failures: r.failures,
+        serverCpuMs: median(r.serverCpuMs),
+        databaseCpuMs: median(r.databaseCpuMs),
+        transactions: median(r.transactions),
+        idle: median(r.idle),
+      };
+      return [s, cell];
+    }),
   ) as Record<Setup, Cell>;
   const three = cells['three behind HAProxy'].rps;
   const ratio = {
@@ -243,7 +285,10 @@ export async function scaleBench(options: { quick: boolean; smoke: boolean }): P
   const balancers: Haproxy[] = [];
   let primary: PrivateCluster | undefined;
   let standby: Standby | undefined;
+  const everyProcess = () => [...balancers.map((b) => b.child), ...servers.map((s) => s.child)];
   const closeServers = async () => {
+    // A stopped process acts on SIGTERM only once continued.
+    runOnly(everyProcess(), everyProcess());
     for (const b of balancers.splice(0)) await b.close();
     for (const s of servers.splice(0)) await s.close();
   };
@@ -256,7 +301,9 @@ export async function scaleBench(options: { quick: boolean; smoke: boolean }): P
   // Interrupted: the clusters (started by pg_ctl, in sessions of their own) outlive this process
   // unless stopped; the servers and balancers are sent SIGTERM.
   const interrupted = (signal: NodeJS.Signals) => {
-    for (const c of [...balancers.map((b) => b.child), ...servers.map((s) => s.child)]) c.kill('SIGTERM');
+    const all = everyProcess();
+    runOnly(all, all);
+    for (const c of all) c.kill('SIGTERM');
     void removeClusters().finally(() => {
       process.off('SIGINT', interrupted);
       process.off('SIGTERM', interrupted);
@@ -311,7 +358,18 @@ export async function scaleBench(options: { quick: boolean; smoke: boolean }): P
         'one behind HAProxy': oneBehind.url,
         'three behind HAProxy': threeBehind.url,
       };
-      return { session: await signIn(set[0]!.url), targets };
+      const processes: Record<Setup, ChildProcess[]> = {
+        'one process': [set[0]!.child],
+        'one behind HAProxy': [set[0]!.child, oneBehind.child],
+        'three behind HAProxy': [...set.map((s) => s.child), threeBehind.child],
+      };
+      const pids = set.map((s) => s.child.pid!);
+      const ofSetup: Record<Setup, number[]> = {
+        'one process': pids.slice(0, 1),
+        'one behind HAProxy': pids.slice(0, 1),
+        'three behind HAProxy': pids,
+      };
+      return { session: await signIn(set[0]!.url), targets, processes, servers: ofSetup };
     };
     // The processes without replicas start while the standby is made; those with it, after.
     const replicated = async () => {
@@ -335,29 +393,62 @@ export async function scaleBench(options: { quick: boolean; smoke: boolean }): P
     const before = { replica: await databaseStats(replicaUrl), primary: await databaseStats(primaryOn) };
     const readFrom = performance.now();
     let routedRequests = 0;
-    for (const setup of SETUPS)
-      for (const routing of ROUTINGS) {
-        const s = await sample({ request: request(routing, setup), seconds: smoke ? 0.2 : 2, concurrency }); // warm-up
-        if (routing === 'on') routedRequests += s.requests;
-      }
+    /**
+     * Continues the cell's processes and stops the rest, then sends its requests for a while
+     * (discarded): a process continued runs its timers that fell due while it was stopped (its
+     * change-notice probe and replica check among them), and is measured once they are done.
+     */
+    const only = async (routing: Routing, setup: Setup, seconds: number) => {
+      runOnly(everyProcess(), sets[routing].processes[setup]);
+      const s = await sample({ request: request(routing, setup), seconds, concurrency });
+      if (routing === 'on') routedRequests += s.requests;
+    };
+    for (const setup of SETUPS) for (const routing of ROUTINGS) await only(routing, setup, smoke ? 0.2 : 2);
     const empty = () =>
       Object.fromEntries(
         SETUPS.map((s) => [
           s,
-          { rps: [] as number[], p50: [] as number[], p95: [] as number[], failures: 0 },
+          {
+            rps: [],
+            p50: [],
+            p95: [],
+            failures: 0,
+            serverCpuMs: [],
+            databaseCpuMs: [],
+            transactions: [],
+            idle: [],
+          },
         ]),
-      ) as Record<Setup, { rps: number[]; p50: number[]; p95: number[]; failures: number }>;
+      ) as unknown as Runs;
     const runs = { off: empty(), on: empty() };
     for (let r = 0; r < rounds; r++) {
       for (const setup of SETUPS)
         for (const routing of ROUTINGS) {
           step(`round ${r + 1}: ${setup}, replica routing ${routing}`);
+          await only(routing, setup, smoke ? 0.1 : 1.5);
+          const cell = sets[routing].servers[setup];
+          const database = inDatabase(primary.url, DATABASE[routing]);
+          const serverCpu = () => cell.reduce((sum, pid) => sum + cpuMs(pid), 0);
+          const before = {
+            server: serverCpu(),
+            database: databaseCpuMs(),
+            machine: machineCpu(),
+            stats: await databaseStats(database),
+          };
           const s = await sample({ request: request(routing, setup), seconds, concurrency });
+          const machine = machineCpu();
+          const [server, db] = [serverCpu(), databaseCpuMs()];
+          const stats = await databaseStats(database);
           const run = runs[routing][setup];
           run.rps.push(s.rps);
           run.p50.push(s.p50);
           run.p95.push(s.p95);
           run.failures += s.failures;
+          run.serverCpuMs.push((server - before.server) / s.requests);
+          run.databaseCpuMs.push((db - before.database) / s.requests);
+          // Less the one transaction the stats' own reading commits.
+          run.transactions.push((stats.transactions - before.stats.transactions - 1) / s.requests);
+          run.idle.push((machine.idle - before.machine.idle) / (machine.all - before.machine.all));
           if (routing === 'on') routedRequests += s.requests;
         }
     }
@@ -400,8 +491,12 @@ export async function scaleBench(options: { quick: boolean; smoke: boolean }): P
   }
 }
 
+const perRequest = (c: Cell) =>
+  c.serverCpuMs === undefined
+    ? ''
+    : ` ${c.serverCpuMs.toFixed(2)} | ${c.databaseCpuMs!.toFixed(2)} | ${c.transactions!.toFixed(2)} | ${Math.round(c.idle! * 100)} % |`;
 const row = (setup: Setup, routing: Routing, c: Cell) =>
-  `| ${setup} | ${routing} | ${Math.round(c.rps)} | ${c.p50.toFixed(1)} | ${c.p95.toFixed(1)} | ${c.failures} |`;
+  `| ${setup} | ${routing} | ${Math.round(c.rps)} | ${c.p50.toFixed(1)} | ${c.p95.toFixed(1)} | ${c.failures} |${perRequest(c)}`;
 
 /** The share of the routing-on processes' scans of `assets` that the replica answered. */
 export function replicaShare(reads: NonNullable<ScaleBenchResult['replica']>['reads']): number {
@@ -440,10 +535,20 @@ export function scaleMarkdown(r: ScaleBenchResult): string {
     '',
     `${unpinned} A PostgreSQL the bench starts (\`initdb\`) and a hot standby of it (\`pg_basebackup -R\`); replica routing on: \`ASSETQL_DATABASE_READ_URLS\` names the standby.`,
     '',
-    '| set-up | replica routing | req/s | p50 ms | p95 ms | failed |',
-    '|---|---|---|---|---|---|',
+    ...(r.cells['one process'].serverCpuMs === undefined
+      ? ['| set-up | replica routing | req/s | p50 ms | p95 ms | failed |', '|---|---|---|---|---|---|']
+      : [
+          '| set-up | replica routing | req/s | p50 ms | p95 ms | failed | server CPU ms/req | PostgreSQL CPU ms/req | transactions/req | machine idle |',
+          '|---|---|---|---|---|---|---|---|---|---|',
+        ]),
     ...SETUPS.flatMap((s) => [row(s, 'off', r.cells![s]), row(s, 'on', r.replica!.cells[s])]),
     '',
+    ...(r.cells['one process'].serverCpuMs === undefined
+      ? []
+      : [
+          "Per request, median of the rounds: the CPU time of the cell's server processes and of every PostgreSQL process (the standby's included), the transactions committed in the set's database on the primary, and the share of the machine's CPU left idle. Only the cell's own processes run during it; the others are stopped.",
+          '',
+        ]),
     `Three processes behind HAProxy, routing off: ${ratio(r.ratio!)}; routing on: ${ratio(r.replica.ratio)} (target ≥ 0.9×).`,
     `Routing on against off: ${SETUPS.map((s) => `${s} ${r.replica!.againstOff[s].toFixed(2)}×`).join(', ')}.`,
     '',
