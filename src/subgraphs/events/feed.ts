@@ -61,19 +61,27 @@ export interface ChangeFeedOptions {
   pollMs?: number;
   /** How often streams' sessions are checked @default 500 */
   checkMs?: number;
+  /**
+   * How often a tail held back by a running transaction is read again when no notice comes
+   * @default 100
+   */
+  heldReadMs?: number;
 }
 
 /** Without a word of a change (a lost notice), a tail is read this often anyway, notices or not. */
 const SAFETY_READ_MS = 5_000;
 const TICK_MS = 100;
+/** Held tails are read again after a notice at most this often, however many notices come. */
+const HELD_AFTER_NOTICE_MS = 5;
 
 /**
  * Live streams of the change log (docs/events.md, "Subscriptions"). Each group with an open stream
  * has one tail here, read oldest first as a resuming reader reads the log (only entries of
  * transactions older than every one still running: nothing can later appear behind what was
  * read), when the database says the group's log grew, when this process wrote, when a read found
- * entries held back by a running transaction (every 100 ms until they are not), and every 250 ms
- * without notices (5 s with). Each entry read is offered to the group's streams, whose filters
+ * entries held back by a running transaction (after any group's notice, as the transaction that
+ * held them may be the one that just committed, and every 100 ms until they are not), and every
+ * 250 ms without notices (5 s with). Each entry read is offered to the group's streams, whose filters
  * keep what they asked for: one read for every stream of a group, whatever their number.
  *
  * A stream that resumes from a cursor replays the log after it by pages, as its client reads
@@ -89,6 +97,10 @@ export class ChangeFeed implements StreamHost {
   readonly #limits: StreamLimits;
   readonly #standing: ChangeFeedOptions['standing'];
   readonly #pollMs: number;
+  readonly #heldReadMs: number;
+  /** A read of the held tails set to follow the notices that came. */
+  #heldPass: NodeJS.Timeout | undefined;
+  #heldPassAt = 0;
   readonly #tails = new Map<string, Tail>();
   readonly #streams = new Set<Stream>();
   readonly #timers: NodeJS.Timeout[];
@@ -103,6 +115,7 @@ export class ChangeFeed implements StreamHost {
     this.#limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits };
     this.#standing = options.standing;
     this.#pollMs = options.pollMs ?? 250;
+    this.#heldReadMs = options.heldReadMs ?? 100;
     if (options.notices)
       this.#unwatch.push(
         options.notices.subscribe(CHANGES_CHANNEL, {
@@ -110,6 +123,9 @@ export class ChangeFeed implements StreamHost {
             const tail = group ? this.#tails.get(group) : undefined;
             if (tail) void this.#read(tail);
             else if (!group) this.#readAll();
+            // A tail waits for every older transaction, of any group: the one that just
+            // committed may have held others' tails.
+            this.#readHeldSoon();
           },
           live: (live) => {
             this.#live = live;
@@ -219,6 +235,7 @@ export class ChangeFeed implements StreamHost {
   close(): void {
     this.#closed = true;
     for (const t of this.#timers) clearInterval(t);
+    if (this.#heldPass) clearTimeout(this.#heldPass);
     for (const u of this.#unwatch) u();
     for (const s of [...this.#streams]) s.end(shuttingDown());
   }
@@ -227,11 +244,26 @@ export class ChangeFeed implements StreamHost {
     for (const tail of this.#tails.values()) void this.#read(tail);
   }
 
+  /**
+   * Reads the held tails again soon: at once after the pass before last, within
+   * {@link HELD_AFTER_NOTICE_MS} of it otherwise, so that a burst of notices costs one pass.
+   */
+  #readHeldSoon(): void {
+    if (this.#heldPass || this.#closed) return;
+    const wait = Math.max(0, this.#heldPassAt + HELD_AFTER_NOTICE_MS - Date.now());
+    this.#heldPass = setTimeout(() => {
+      this.#heldPass = undefined;
+      this.#heldPassAt = Date.now();
+      for (const tail of this.#tails.values()) if (tail.held) void this.#read(tail);
+    }, wait);
+  }
+
   #tick(): void {
     const now = Date.now();
     for (const tail of this.#tails.values()) {
-      if (tail.held || now - tail.readAt >= (this.#live ? SAFETY_READ_MS : this.#pollMs))
-        void this.#read(tail);
+      // Held: read at the tick that falls within a tick of its due time.
+      const due = tail.held ? this.#heldReadMs - TICK_MS : this.#live ? SAFETY_READ_MS : this.#pollMs;
+      if (now - tail.readAt >= due) void this.#read(tail);
     }
   }
 
