@@ -14,6 +14,7 @@ import { type Metrics, NO_METRICS } from '../shared/metrics.ts';
 import type { Subgraph } from '../shared/subgraph.ts';
 import type { Tracing } from '../shared/tracing.ts';
 import type { SubgraphDefinition } from './composition.ts';
+import { consoleDocuments } from './console/documents.ts';
 import { corsPolicy } from './cors.ts';
 import { explorerDocuments } from './explorer/examples.ts';
 import { SCHEDULER_TIMING } from './fairness.ts';
@@ -152,7 +153,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     documents: new TrustedDocuments({
       mode: config.trustedDocuments,
       documents: options.trustedDocuments ?? [],
-      shipped: explorerDocuments(),
+      shipped: [...explorerDocuments(), ...consoleDocuments()],
       apq: { ...DEFAULT_APQ, maxDocuments: documentLimits.maxPersistedQueries },
     }),
     cache: execution.operations.documents,

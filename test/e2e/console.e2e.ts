@@ -3,7 +3,9 @@
 // chosen, a search, a saved filter applied and a new one saved, a group switch, sign-out, and a
 // session ended elsewhere bringing the sign-in back. Every request the pages make goes to the
 // server's origin, nothing breaks the CSP, and axe-core finds no serious or critical fault on any
-// screen.
+// screen. The server runs only trusted documents (`ASSETQL_TRUSTED_DOCUMENTS=require`): what the
+// console sends before its session holds the explorer right (opening, sign-in, every challenge)
+// must be trusted documents the service ships; `allow`, the default, refuses nothing.
 //
 // Needs Chromium at /usr/bin/chromium (Debian: `apt-get install -y chromium`).
 import { Secret, TOTP } from 'otpauth';
@@ -32,7 +34,7 @@ let demo: Record<string, string>;
 
 beforeAll(async () => {
   browser = await launchChromium('the console e2e test');
-  t = await startTestApp();
+  t = await startTestApp({ config: { trustedDocuments: 'require' } });
   await seedDemo(t.database.db, t.config);
   const tina = await createUser(t.database.db, t.config.secret, {
     username: 'tina',

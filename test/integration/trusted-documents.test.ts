@@ -501,6 +501,29 @@ describe('ASSETQL_TRUSTED_DOCUMENTS=require', () => {
   });
 });
 
+describe('ASSETQL_TRUSTED_DOCUMENTS=require and the web console', () => {
+  it('lets a visitor open the console and sign in, and the session then runs what the console writes', async () => {
+    const console = await import('../../src/console/app/documents.ts');
+    const opened = await post(only, { query: console.START });
+    expect(opened.body.errors).toBeUndefined();
+    expect(opened.body.data.session.authenticated).toBe(false);
+    const signIn = await post(only, {
+      query: console.SIGN_IN,
+      variables: {
+        input: { loginUsername: 'nobody', password: 'not a password', clientApplicationType: 'EXPLORER' },
+      },
+    });
+    expect(signIn.body.errors).toBeUndefined();
+    // No such user: the sign-in ran, and said so.
+    expect(signIn.body.data.signIn.errors.length).toBeGreaterThan(0);
+    // A text the console writes per request is the explorer right's, not a visitor's.
+    const counts = console.countsDocument(2);
+    expect(codeOf(await post(only, { query: counts }))).toBe('QUERY_NOT_IN_SAFELIST');
+    const explorer = { 'x-svc-sessionid': await only.sessionFor('cy', 'acme', { clientType: 'EXPLORER' }) };
+    expect((await post(only, { query: console.PROFILES }, explorer)).body.errors).toBeUndefined();
+  });
+});
+
 describe('Apollo Client and urql, unchanged', () => {
   /** Each request a client sent: its method, and whether it carried the text. */
   function recording(sent: { method: string; text: boolean }[]): typeof fetch {

@@ -34,6 +34,18 @@ describe('the console API client', () => {
     expect(() => payloadError([{ type: 'UNAUTHENTICATED', message: 'no' }])).toThrow(SessionEndedError);
   });
 
+  it('says the session ended when only trusted documents run and a text it ran before is refused', async () => {
+    const { api } = answering(400, {
+      errors: [
+        {
+          message: 'Only trusted documents run here.',
+          extensions: { code: 'QUERY_NOT_IN_SAFELIST' },
+        },
+      ],
+    });
+    await expect(api.request('{ x }')).rejects.toBeInstanceOf(SessionEndedError);
+  });
+
   it('gives other errors their message and the request id to quote', async () => {
     const { api } = answering(
       500,

@@ -2,7 +2,11 @@
 // session cookie (`credentials: 'same-origin'`), as any client application would. The cookie is
 // HttpOnly: the console never sees the session ID, only what the API says of the session.
 
-/** The session is gone (expired, ended elsewhere, signed out): the API answered UNAUTHENTICATED. */
+/**
+ * The session is gone (expired, ended elsewhere, signed out): the API answered UNAUTHENTICATED,
+ * or, where only trusted documents run, refused a text the session's explorer right ran before
+ * (QUERY_NOT_IN_SAFELIST: the caller is anonymous now).
+ */
 export class SessionEndedError extends Error {
   override name = 'SessionEndedError';
   constructor() {
@@ -92,7 +96,7 @@ export class Api {
       );
     }
     const errors = body.errors ?? [];
-    if (errors.some((e) => e.extensions?.code === 'UNAUTHENTICATED')) throw new SessionEndedError();
+    if (errors.some(endsSession)) throw new SessionEndedError();
     if (errors.length > 0 || body.data === null || body.data === undefined) {
       const first = errors[0];
       const code = typeof first?.extensions?.code === 'string' ? first.extensions.code : undefined;
@@ -136,7 +140,7 @@ export class Api {
       if (isAbort(e)) throw e;
     }
     const errors = body.errors ?? [];
-    if (errors.some((e) => e.extensions?.code === 'UNAUTHENTICATED')) throw new SessionEndedError();
+    if (errors.some(endsSession)) throw new SessionEndedError();
     const code = errors[0]?.extensions?.code;
     throw new ApiError(
       errors[0]?.message ?? `The server answered ${response.status} without an event stream.`,
@@ -154,4 +158,10 @@ export function payloadError(errors: readonly PayloadError[] | null | undefined)
   if (!errors || errors.length === 0) return null;
   if (errors.some((e) => e.type === 'UNAUTHENTICATED')) throw new SessionEndedError();
   return errors[0]!.message;
+}
+
+/** An error that says the session is gone (see {@link SessionEndedError}). */
+function endsSession(error: GraphQLError): boolean {
+  const code = error.extensions?.code;
+  return code === 'UNAUTHENTICATED' || code === 'QUERY_NOT_IN_SAFELIST';
 }

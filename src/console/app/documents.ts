@@ -9,6 +9,9 @@ export const START = `query ConsoleStart {
   config { auth { loginEnabled } }
 }`;
 
+/** Whether the session still stands, once a live stream said it ended. */
+export const SESSION_CHECK = 'query ConsoleSessionCheck { session { authenticated } }';
+
 export const SIGN_IN = `mutation ConsoleSignIn($input: AuthSignInInput!) {
   signIn(input: $input) { errors { type message } session { ${SESSION_FIELDS} } }
 }`;

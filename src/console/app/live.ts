@@ -5,6 +5,7 @@
 // 30 s, with jitter); it ends when the page is left (the page's signal), which sign-out and a
 // group switch do too.
 import { type Api, isAbort, SessionEndedError } from './api.ts';
+import { SESSION_CHECK } from './documents.ts';
 import { SseParser } from './sse.ts';
 
 /** Which changes a page follows (`ChangeFilter`). */
@@ -36,8 +37,6 @@ export const CHANGES_SUBSCRIPTION = `subscription ConsoleChanges($filter: Change
 export const NEWEST_CHANGE = `query ConsoleNewestChange($filter: ChangeFilter) {
   changes(filter: $filter, first: 1) { edges { cursor } }
 }`;
-
-const SESSION_CHECK = 'query ConsoleSessionCheck { session { authenticated } }';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
