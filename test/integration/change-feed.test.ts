@@ -2,7 +2,8 @@
  * The live feed of the change log (src/subgraphs/events/feed.ts) on PostgreSQL: a group's tail
  * waits for every older transaction still running, of any group, and is read again as soon as the
  * one that held it commits, not at the next timed read. Here the timed read of a held tail is set
- * a minute away, so only the holder's notice can release it in time.
+ * a minute away, so only the holder's notice can release it in time. A transaction that holds
+ * every group's tail costs each pass over the held tails one statement, not one per group.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,17 +12,18 @@ import { createLogger } from '../../src/shared/logger.ts';
 import { ChangeNotices } from '../../src/storage/change-notices.ts';
 import { ChangeFeed } from '../../src/subgraphs/events/feed.ts';
 import type { StreamEvent } from '../../src/subgraphs/events/stream.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/database.ts';
+import { countingDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const postgres = Boolean(process.env.DATABASE_URL);
 
 let database: TestDatabase;
+let statements: () => number;
 let notices: ChangeNotices;
 let feed: ChangeFeed;
 
 beforeAll(async () => {
   if (!postgres) return;
-  database = await freshDatabase();
+  ({ database, statements } = await countingDatabase());
   notices = new ChangeNotices(database.pool, createLogger('silent'));
   feed = new ChangeFeed({
     db: database.db,
@@ -84,6 +86,40 @@ describe.runIf(postgres)('the live change feed (PostgreSQL)', () => {
       await holder.query('rollback').catch(() => {});
       await Promise.all([holder.end(), other.end()]);
       await stream.return?.();
+    }
+  });
+
+  it('reads no held tail again while the transaction holding them all still runs, however many notices come', async () => {
+    const groups = Array.from({ length: 20 }, (_, i) => `many-${i}`);
+    const streams = await Promise.all(groups.map((g) => feed.open(member(g), {}, undefined)));
+    const holder = new pg.Client({ connectionString: database.url });
+    const other = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    await other.connect();
+    try {
+      await holder.query('begin');
+      await newProfile(holder, 'holder', 'holds-all');
+      const nexts = streams.map((s) => s.next());
+      // Each group's change commits behind it: every tail is held.
+      for (const g of groups) await newProfile(other, g, 'waits');
+      await new Promise((r) => setTimeout(r, 300));
+      // A burst of notices of a group with no stream here: each pass asks once who is oldest.
+      const before = statements();
+      for (let i = 0; i < 100; i++) await other.query(`select pg_notify('assetql_changes', 'elsewhere')`);
+      await new Promise((r) => setTimeout(r, 500));
+      const spent = statements() - before;
+      // At most a pass per notice (one statement each), never a read of 20 tails per pass.
+      expect(spent).toBeLessThanOrEqual(150);
+      for (const next of nexts) expect(await within(next, 50)).toBeUndefined();
+      await holder.query('commit');
+      for (const next of nexts) {
+        const got = await within(next, 2_000);
+        expect((got?.value as { profile?: string } | undefined)?.profile).toBe('waits');
+      }
+    } finally {
+      await holder.query('rollback').catch(() => {});
+      await Promise.all([holder.end(), other.end()]);
+      for (const s of streams) await s.return?.();
     }
   });
 });

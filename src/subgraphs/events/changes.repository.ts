@@ -66,6 +66,18 @@ export interface TailRead {
    * they become readable when it ends, which may send no notice (it need not have logged).
    */
   held: boolean;
+  /**
+   * The oldest transaction still running when it read (`pg_snapshot_xmin`): entries held back
+   * stay held until it advances ({@link oldestRunning}).
+   */
+  xmin: bigint;
+}
+
+/** The oldest transaction still running in the cluster now: what a held tail waits for to advance. */
+export async function oldestRunning(db: Kysely<Tables>): Promise<bigint> {
+  const { rows } = await sql<{ xmin: string }>`
+    select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(db);
+  return BigInt(rows[0]!.xmin);
 }
 
 /**
@@ -82,9 +94,9 @@ export async function readTail(
   const from = after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``;
   // Only the readable entries are fetched; whether others wait behind a running transaction is
   // one probe of the index, so that a tail held back costs a look, not its waiting entries' JSON.
-  const { rows } = await sql<ChangeRow & { held: boolean }>`
+  const { rows } = await sql<ChangeRow & { held: boolean; xmin: string }>`
     with s as materialized (select pg_snapshot_xmin(pg_current_snapshot()) as xmin)
-    select r.*, exists (
+    select r.*, s.xmin::text as xmin, exists (
         select 1 from changes w where w.user_group = ${group} ${from} and w.tx >= s.xmin) as held
     from s left join lateral (
       select ${COLUMNS}, changes.tx as at_tx, changes.seq as at_seq from changes
@@ -93,14 +105,16 @@ export async function readTail(
       limit ${limit}) r on true
     order by r.at_tx, r.at_seq`.execute(db);
   const held = rows[0]?.held ?? false;
+  const xmin = BigInt(rows[0]!.xmin);
   const taken = rows.filter((r) => r.tx !== null);
   for (const r of taken) {
-    const row = r as { held?: boolean; at_tx?: unknown; at_seq?: unknown };
+    const row = r as { held?: boolean; xmin?: unknown; at_tx?: unknown; at_seq?: unknown };
     delete row.held;
+    delete row.xmin;
     delete row.at_tx;
     delete row.at_seq;
   }
-  return { rows: taken, held };
+  return { rows: taken, held, xmin };
 }
 
 /** Where a reader of `group`'s log stands at one moment, for what comes after. */

@@ -10,6 +10,7 @@ import {
   type ChangeRow,
   type ChangeSelection,
   listChanges,
+  oldestRunning,
   readTail,
   type Start,
   startOf,
@@ -61,10 +62,7 @@ export interface ChangeFeedOptions {
   pollMs?: number;
   /** How often streams' sessions are checked @default 500 */
   checkMs?: number;
-  /**
-   * How often a tail held back by a running transaction is read again when no notice comes
-   * @default 100
-   */
+  /** How often a tail held back by a running transaction is read when no notice comes @default 100 */
   heldReadMs?: number;
 }
 
@@ -79,10 +77,11 @@ const HELD_AFTER_NOTICE_MS = 5;
  * has one tail here, read oldest first as a resuming reader reads the log (only entries of
  * transactions older than every one still running: nothing can later appear behind what was
  * read), when the database says the group's log grew, when this process wrote, when a read found
- * entries held back by a running transaction (after any group's notice, as the transaction that
- * held them may be the one that just committed, and every 100 ms until they are not), and every
- * 250 ms without notices (5 s with). Each entry read is offered to the group's streams, whose filters
- * keep what they asked for: one read for every stream of a group, whatever their number.
+ * entries held back by a running transaction (after any group's notice, since the transaction
+ * holding them may be the one that just committed, and every 100 ms, each time only once the
+ * oldest running transaction has moved), and every 250 ms without notices (5 s with). Each entry
+ * read is offered to the group's streams, whose filters keep what they asked for: one read for
+ * every stream of a group, whatever their number.
  *
  * A stream that resumes from a cursor replays the log after it by pages, as its client reads
  * them, then joins its group's tail and reads once more up to it, delivering only what comes
@@ -98,9 +97,11 @@ export class ChangeFeed implements StreamHost {
   readonly #standing: ChangeFeedOptions['standing'];
   readonly #pollMs: number;
   readonly #heldReadMs: number;
-  /** A read of the held tails set to follow the notices that came. */
+  /** A pass over the held tails: set to follow the notices that came, and whether one runs. */
   #heldPass: NodeJS.Timeout | undefined;
   #heldPassAt = 0;
+  #passing = false;
+  #passAgain = false;
   readonly #tails = new Map<string, Tail>();
   readonly #streams = new Set<Stream>();
   readonly #timers: NodeJS.Timeout[];
@@ -244,27 +245,55 @@ export class ChangeFeed implements StreamHost {
     for (const tail of this.#tails.values()) void this.#read(tail);
   }
 
-  /**
-   * Reads the held tails again soon: at once after the pass before last, within
-   * {@link HELD_AFTER_NOTICE_MS} of it otherwise, so that a burst of notices costs one pass.
-   */
+  /** Reads the held tails again soon: a burst of notices costs one pass every 5 ms at most. */
   #readHeldSoon(): void {
     if (this.#heldPass || this.#closed) return;
     const wait = Math.max(0, this.#heldPassAt + HELD_AFTER_NOTICE_MS - Date.now());
     this.#heldPass = setTimeout(() => {
       this.#heldPass = undefined;
       this.#heldPassAt = Date.now();
-      for (const tail of this.#tails.values()) if (tail.held) void this.#read(tail);
+      void this.#readHeld(() => true);
     }, wait);
+  }
+
+  /**
+   * Reads again the held tails `due` names that may have moved (read while an older transaction
+   * than the oldest running now ran): one statement a pass, however many groups a transaction
+   * holds. One pass at a time; one asked for meanwhile follows.
+   */
+  async #readHeld(due: (tail: Tail) => boolean): Promise<void> {
+    if (this.#passing) {
+      this.#passAgain = true;
+      return;
+    }
+    this.#passing = true;
+    try {
+      do {
+        this.#passAgain = false;
+        const held = [...this.#tails.values()].filter((t) => t.held && due(t));
+        if (held.length === 0) return;
+        const xmin = await oldestRunning(this.#db);
+        for (const tail of held)
+          if (tail.heldXmin === undefined || tail.heldXmin < xmin) void this.#read(tail);
+      } while (this.#passAgain && !this.#closed);
+    } catch (e) {
+      // The tick tries again; the streams wait, they lose nothing.
+      this.#log.warn({ err: (e as Error).message }, 'change feed: reading the oldest running failed');
+    } finally {
+      this.#passing = false;
+    }
   }
 
   #tick(): void {
     const now = Date.now();
+    // Held: read at the tick that falls within a tick of its due time, if it may have moved.
+    const heldDue = (tail: Tail) => now - tail.readAt >= this.#heldReadMs - TICK_MS;
+    let held = false;
     for (const tail of this.#tails.values()) {
-      // Held: read at the tick that falls within a tick of its due time.
-      const due = tail.held ? this.#heldReadMs - TICK_MS : this.#live ? SAFETY_READ_MS : this.#pollMs;
-      if (now - tail.readAt >= due) void this.#read(tail);
+      if (tail.held) held ||= heldDue(tail);
+      else if (now - tail.readAt >= (this.#live ? SAFETY_READ_MS : this.#pollMs)) void this.#read(tail);
     }
+    if (held) void this.#readHeld(heldDue);
   }
 
   /** Reads `tail` up to what may be read now and offers each entry to its streams. */
@@ -280,12 +309,13 @@ export class ChangeFeed implements StreamHost {
         tail.again = false;
         tail.readAt = Date.now();
         for (;;) {
-          const { rows, held } = await readTail(this.#db, tail.group, tail.position, PAGE);
+          const { rows, held, xmin } = await readTail(this.#db, tail.group, tail.position, PAGE);
           // Offered and moved past together, so that a stream joining between reads starts
           // exactly where the tail stands.
           for (const row of rows) for (const s of tail.streams) s.offer(row);
           if (rows.length) tail.position = rows[rows.length - 1];
           tail.held = held;
+          tail.heldXmin = held ? xmin : undefined;
           if (rows.length < PAGE || this.#tails.get(tail.group) !== tail) break;
         }
       } while (tail.again && this.#tails.get(tail.group) === tail);
@@ -293,6 +323,7 @@ export class ChangeFeed implements StreamHost {
       // Read again at the next tick; the streams wait, they lose nothing.
       this.#log.warn({ err: (e as Error).message, group: tail.group }, 'change feed: reading the log failed');
       tail.held = true;
+      tail.heldXmin = undefined;
     } finally {
       tail.reading = false;
     }
@@ -333,6 +364,8 @@ class Tail {
   reading = false;
   again = false;
   held = false;
+  /** While held: the oldest transaction then running, which must advance for it to move. */
+  heldXmin: bigint | undefined;
   readAt = 0;
   readonly group: string;
 
