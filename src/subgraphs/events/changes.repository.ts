@@ -67,10 +67,10 @@ export interface TailRead {
    */
   held: boolean;
   /**
-   * The oldest transaction still running when it read (`pg_snapshot_xmin`): entries held back
-   * stay held until it advances ({@link oldestRunning}).
+   * While held: the transaction of the oldest entry held back, which may be read once every
+   * transaction older than it has ended (the oldest running one, {@link oldestRunning}, is past it).
    */
-  xmin: bigint;
+  waiting: bigint | undefined;
 }
 
 /** The oldest transaction still running in the cluster now: what a held tail waits for to advance. */
@@ -92,29 +92,29 @@ export async function readTail(
   limit: number,
 ): Promise<TailRead> {
   const from = after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``;
-  // Only the readable entries are fetched; whether others wait behind a running transaction is
-  // one probe of the index, so that a tail held back costs a look, not its waiting entries' JSON.
-  const { rows } = await sql<ChangeRow & { held: boolean; xmin: string }>`
+  // Only the readable entries are fetched; the oldest of those waiting behind a running
+  // transaction is one probe of the index, so that a tail held back costs a look, not its waiting
+  // entries' JSON.
+  const { rows } = await sql<ChangeRow & { waiting: string | null }>`
     with s as materialized (select pg_snapshot_xmin(pg_current_snapshot()) as xmin)
-    select r.*, s.xmin::text as xmin, exists (
-        select 1 from changes w where w.user_group = ${group} ${from} and w.tx >= s.xmin) as held
+    select r.*, (select w.tx::text from changes w where w.user_group = ${group} ${from} and w.tx >= s.xmin
+        order by w.tx, w.seq limit 1) as waiting
     from s left join lateral (
       select ${COLUMNS}, changes.tx as at_tx, changes.seq as at_seq from changes
       where user_group = ${group} ${from} and changes.tx < s.xmin
       order by changes.tx, changes.seq
       limit ${limit}) r on true
     order by r.at_tx, r.at_seq`.execute(db);
-  const held = rows[0]?.held ?? false;
-  const xmin = BigInt(rows[0]!.xmin);
+  const oldest = rows[0]?.waiting;
+  const waiting = oldest === null || oldest === undefined ? undefined : BigInt(oldest);
   const taken = rows.filter((r) => r.tx !== null);
   for (const r of taken) {
-    const row = r as { held?: boolean; xmin?: unknown; at_tx?: unknown; at_seq?: unknown };
-    delete row.held;
-    delete row.xmin;
+    const row = r as { waiting?: unknown; at_tx?: unknown; at_seq?: unknown };
+    delete row.waiting;
     delete row.at_tx;
     delete row.at_seq;
   }
-  return { rows: taken, held, xmin };
+  return { rows: taken, held: waiting !== undefined, waiting };
 }
 
 /** Where a reader of `group`'s log stands at one moment, for what comes after. */

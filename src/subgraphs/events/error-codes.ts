@@ -1,6 +1,8 @@
+import { GraphQLError } from 'graphql';
+
 /**
- * The `extensions.code` of the events subgraph's own refusals and stream endings (docs/events.md);
- * it has no mutations, so no mutation error types.
+ * The `extensions.code` of the events subgraph's own refusals and stream endings (docs/events.md),
+ * and the errors that carry them; it has no mutations, so no mutation error types.
  */
 
 /** A cursor older than what retention has kept: read the log again from its start. */
@@ -23,3 +25,23 @@ export const TOO_MANY_STREAMS = 'TOO_MANY_STREAMS';
 
 /** A stream's last event: the process serving it is stopping. Resume from the last cursor, elsewhere. */
 export const SHUTTING_DOWN = 'SHUTTING_DOWN';
+
+export function tooManyStreams(limit: 'perSession' | 'perGroup', maximum: number): GraphQLError {
+  const who = limit === 'perSession' ? 'a session' : 'a group';
+  return new GraphQLError(`At most ${maximum} change streams may be open at once for ${who}.`, {
+    extensions: { code: TOO_MANY_STREAMS, limit, maximum },
+  });
+}
+
+export function sessionEnded(): GraphQLError {
+  return new GraphQLError(
+    'The session ended (signed out, expired or revoked); sign in again and resume from the last cursor read.',
+    { extensions: { code: SESSION_ENDED } },
+  );
+}
+
+export function shuttingDown(): GraphQLError {
+  return new GraphQLError('The server is stopping; resume from the last cursor read.', {
+    extensions: { code: SHUTTING_DOWN },
+  });
+}

@@ -1,4 +1,3 @@
-import { GraphQLError } from 'graphql';
 import type { Kysely } from 'kysely';
 import { ClientGoneError } from '../../shared/errors.ts';
 import type { Identity } from '../../shared/identity.ts';
@@ -17,7 +16,7 @@ import {
   tailOf,
 } from './changes.repository.ts';
 import type { Position } from './cursor.ts';
-import { SESSION_ENDED, SHUTTING_DOWN, TOO_MANY_STREAMS } from './error-codes.ts';
+import { sessionEnded, shuttingDown, tooManyStreams } from './error-codes.ts';
 import { holderOf, PAGE, Stream, type StreamEvent, type StreamHost } from './stream.ts';
 
 export { keeps, StreamEnd, type StreamEvent } from './stream.ts';
@@ -101,7 +100,7 @@ export class ChangeFeed implements StreamHost {
   #heldPass: NodeJS.Timeout | undefined;
   #heldPassAt = 0;
   #passing = false;
-  #passAgain = false;
+  readonly #passes = new Set<'notice' | 'tick'>();
   readonly #tails = new Map<string, Tail>();
   readonly #streams = new Set<Stream>();
   readonly #timers: NodeJS.Timeout[];
@@ -252,30 +251,33 @@ export class ChangeFeed implements StreamHost {
     this.#heldPass = setTimeout(() => {
       this.#heldPass = undefined;
       this.#heldPassAt = Date.now();
-      void this.#readHeld(() => true);
+      void this.#readHeld('notice');
     }, wait);
   }
 
   /**
-   * Reads again the held tails `due` names that may have moved (read while an older transaction
-   * than the oldest running now ran): one statement a pass, however many groups a transaction
-   * holds. One pass at a time; one asked for meanwhile follows.
+   * Reads again the held tails that may have moved: their oldest waiting entry's transaction is
+   * older than the oldest running now (one statement a pass, however many groups a transaction
+   * holds). After a notice, every held tail but those whose last read failed (the tick retries
+   * them); at the tick, those due. One pass at a time; those asked for meanwhile follow.
    */
-  async #readHeld(due: (tail: Tail) => boolean): Promise<void> {
-    if (this.#passing) {
-      this.#passAgain = true;
-      return;
-    }
+  async #readHeld(kind: 'notice' | 'tick'): Promise<void> {
+    this.#passes.add(kind);
+    if (this.#passing) return;
     this.#passing = true;
     try {
-      do {
-        this.#passAgain = false;
-        const held = [...this.#tails.values()].filter((t) => t.held && due(t));
-        if (held.length === 0) return;
+      while (this.#passes.size && !this.#closed) {
+        const [notice, tick] = [this.#passes.has('notice'), this.#passes.has('tick')];
+        this.#passes.clear();
+        const now = Date.now();
+        const held = [...this.#tails.values()].filter(
+          (t) => t.held && ((notice && !t.failed) || (tick && now - t.readAt >= this.#heldReadMs - TICK_MS)),
+        );
+        if (held.length === 0) continue;
         const xmin = await oldestRunning(this.#db);
-        for (const tail of held)
-          if (tail.heldXmin === undefined || tail.heldXmin < xmin) void this.#read(tail);
-      } while (this.#passAgain && !this.#closed);
+        if (this.#closed) return;
+        for (const tail of held) if (tail.waiting === undefined || tail.waiting < xmin) void this.#read(tail);
+      }
     } catch (e) {
       // The tick tries again; the streams wait, they lose nothing.
       this.#log.warn({ err: (e as Error).message }, 'change feed: reading the oldest running failed');
@@ -286,14 +288,12 @@ export class ChangeFeed implements StreamHost {
 
   #tick(): void {
     const now = Date.now();
-    // Held: read at the tick that falls within a tick of its due time, if it may have moved.
-    const heldDue = (tail: Tail) => now - tail.readAt >= this.#heldReadMs - TICK_MS;
     let held = false;
     for (const tail of this.#tails.values()) {
-      if (tail.held) held ||= heldDue(tail);
+      if (tail.held) held = true;
       else if (now - tail.readAt >= (this.#live ? SAFETY_READ_MS : this.#pollMs)) void this.#read(tail);
     }
-    if (held) void this.#readHeld(heldDue);
+    if (held) void this.#readHeld('tick');
   }
 
   /** Reads `tail` up to what may be read now and offers each entry to its streams. */
@@ -309,13 +309,14 @@ export class ChangeFeed implements StreamHost {
         tail.again = false;
         tail.readAt = Date.now();
         for (;;) {
-          const { rows, held, xmin } = await readTail(this.#db, tail.group, tail.position, PAGE);
+          const { rows, held, waiting } = await readTail(this.#db, tail.group, tail.position, PAGE);
           // Offered and moved past together, so that a stream joining between reads starts
           // exactly where the tail stands.
           for (const row of rows) for (const s of tail.streams) s.offer(row);
           if (rows.length) tail.position = rows[rows.length - 1];
           tail.held = held;
-          tail.heldXmin = held ? xmin : undefined;
+          tail.waiting = waiting;
+          tail.failed = false;
           if (rows.length < PAGE || this.#tails.get(tail.group) !== tail) break;
         }
       } while (tail.again && this.#tails.get(tail.group) === tail);
@@ -323,7 +324,8 @@ export class ChangeFeed implements StreamHost {
       // Read again at the next tick; the streams wait, they lose nothing.
       this.#log.warn({ err: (e as Error).message, group: tail.group }, 'change feed: reading the log failed');
       tail.held = true;
-      tail.heldXmin = undefined;
+      tail.waiting = undefined;
+      tail.failed = true;
     } finally {
       tail.reading = false;
     }
@@ -364,8 +366,10 @@ class Tail {
   reading = false;
   again = false;
   held = false;
-  /** While held: the oldest transaction then running, which must advance for it to move. */
-  heldXmin: bigint | undefined;
+  /** While held: the transaction of its oldest entry waiting ({@link readTail}). */
+  waiting: bigint | undefined;
+  /** Its last read failed: read again at the tick only. */
+  failed = false;
   readAt = 0;
   readonly group: string;
 
@@ -376,24 +380,4 @@ class Tail {
       this.readAt = Date.now();
     });
   }
-}
-
-function tooManyStreams(limit: keyof StreamLimits, maximum: number): GraphQLError {
-  const who = limit === 'perSession' ? 'a session' : 'a group';
-  return new GraphQLError(`At most ${maximum} change streams may be open at once for ${who}.`, {
-    extensions: { code: TOO_MANY_STREAMS, limit, maximum },
-  });
-}
-
-function sessionEnded(): GraphQLError {
-  return new GraphQLError(
-    'The session ended (signed out, expired or revoked); sign in again and resume from the last cursor read.',
-    { extensions: { code: SESSION_ENDED } },
-  );
-}
-
-function shuttingDown(): GraphQLError {
-  return new GraphQLError('The server is stopping; resume from the last cursor read.', {
-    extensions: { code: SHUTTING_DOWN },
-  });
 }
