@@ -122,7 +122,7 @@ export async function startServer(
       return (await p).stdout;
     },
     async close() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await exited;

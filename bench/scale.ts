@@ -134,6 +134,9 @@ interface Fleet {
   servers: Record<Setup, number[]>;
 }
 
+/** Interrupted: no process is stopped any more, whatever the measurement still under way asks. */
+let stopping = false;
+
 /**
  * Leaves running only `running` of `all`: the rest are stopped (SIGSTOP), so that a cell is
  * measured with only its own processes taking the cores, as a host running only that set-up
@@ -142,7 +145,7 @@ interface Fleet {
 function runOnly(all: ChildProcess[], running: ChildProcess[]): void {
   for (const c of all) {
     if (c.exitCode !== null || c.signalCode !== null) continue;
-    c.kill(running.includes(c) ? 'SIGCONT' : 'SIGSTOP');
+    c.kill(running.includes(c) || stopping ? 'SIGCONT' : 'SIGSTOP');
   }
 }
 
@@ -309,6 +312,7 @@ export async function scaleBench(options: { quick: boolean; smoke: boolean }): P
   // Interrupted: the clusters (started by pg_ctl, in sessions of their own) outlive this process
   // unless stopped; the servers and balancers are sent SIGTERM.
   const interrupted = (signal: NodeJS.Signals) => {
+    stopping = true;
     const all = everyProcess();
     runOnly(all, all);
     for (const c of all) c.kill('SIGTERM');
