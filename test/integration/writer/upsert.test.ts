@@ -3,13 +3,24 @@ import { seedDemo } from '../../../src/demo/seed.ts';
 import type { AssetImportRow } from '../../../src/subgraphs/assets/import/validate.ts';
 import { deleteAssets } from '../../../src/subgraphs/assets/write/delete.ts';
 import { DuplicateIdError } from '../../../src/subgraphs/assets/write/types.ts';
-import { upsertAssets } from '../../../src/subgraphs/assets/write/upsert.ts';
+import { upsertAlone, upsertAssets } from '../../../src/subgraphs/assets/write/upsert.ts';
 import { freshDatabase, type TestDatabase } from '../../helpers/database.ts';
 
 let database: TestDatabase;
+/** The text of every statement the file's pool sends, in order. */
+const sent: string[] = [];
 
 beforeAll(async () => {
-  database = await freshDatabase();
+  database = await freshDatabase({
+    onConnect: (client) => {
+      const query = client.query.bind(client);
+      client.query = ((...args: Parameters<typeof query>) => {
+        const [config] = args as unknown[];
+        sent.push(typeof config === 'string' ? config : ((config as { text?: string })?.text ?? ''));
+        return query(...args);
+      }) as typeof client.query;
+    },
+  });
   await seedDemo(database.db, { env: 'demo', secret: 'upsert-test-secret-upsert-test-secret' });
 });
 afterAll(() => database?.close());
@@ -207,6 +218,47 @@ describe.runIf(process.env.DATABASE_URL)('upsertAssets (copy), new and existing 
       'Two',
       'Three',
     ]);
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)('upsertAssets of one chunk (PostgreSQL)', () => {
+  it('is one statement on its own, taking the profile lock itself: no transaction waits on this process', async () => {
+    sent.length = 0;
+    const done = await upsertAssets(database, 'demo', 'well', [row('alone-1', { name: 'A' })], {
+      method: 'insert',
+    });
+    expect(done).toEqual({ rows: 1, inserted: 1, updated: 0, unchanged: 0, method: 'insert' });
+    const statements = sent.map((t) => t.trim().replace(/\s+/g, ' '));
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatch(/^select lookup_names from asset_profiles .*profile = \$2$/);
+    expect(statements[1]).toMatch(/^with locked as \(select lookup_names .* for share\)/);
+    expect(statements.some((t) => /^(begin|commit)/i.test(t))).toBe(false);
+    expect((await read(['alone-1']))[0]?.properties).toEqual({ name: 'A' });
+  });
+
+  it('writes nothing, and says so, when the lookup names changed since they were read', async () => {
+    const client = await database.pool.connect();
+    try {
+      const before = await database.pool.query(
+        `select count(*)::int as n from changes where user_group = 'demo'`,
+      );
+      const done = await upsertAlone(client, 'demo', 'well', [row('alone-stale', { name: 'S' })], {}, [
+        'not-the-names',
+      ]);
+      expect(done).toBeUndefined();
+      expect(await read(['alone-stale'])).toEqual([]);
+      const after = await database.pool.query(
+        `select count(*)::int as n from changes where user_group = 'demo'`,
+      );
+      expect(after.rows[0].n).toBe(before.rows[0].n);
+    } finally {
+      client.release();
+    }
+    // Through the public door the write then goes the locked way, and lands.
+    const done = await upsertAssets(database, 'demo', 'well', [row('alone-stale', { name: 'S' })], {
+      method: 'insert',
+    });
+    expect(done.inserted).toBe(1);
   });
 });
 

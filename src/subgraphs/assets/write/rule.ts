@@ -30,6 +30,8 @@ export interface UpsertStatement {
    * statement reports it in `missing` (up to 10 ids) and the caller can refuse the write.
    */
   required?: string;
+  /** More columns of the statement's one answer row, read after the write (`expression as name`). */
+  answer?: string;
 }
 
 /** What one upsert statement did: rows inserted, existing rows rewritten, incomplete rows. */
@@ -39,7 +41,7 @@ export interface UpsertCounts {
   missing?: string[] | null;
 }
 
-export function upsertSql({ with: ctes, rows, required }: UpsertStatement): string {
+export function upsertSql({ with: ctes, rows, required, answer }: UpsertStatement): string {
   const incomplete = required ? `or not (excluded.properties ?& ${required})` : '';
   return `with ${ctes ? `${ctes},` : ''}
     upserted as (
@@ -66,6 +68,6 @@ export function upsertSql({ with: ctes, rows, required }: UpsertStatement): stri
           ? `,
       (select array_agg(id) from (select id from upserted where not complete order by id limit 10) x) as missing`
           : ''
-      }
+      }${answer ? `, ${answer}` : ''}
     from upserted`;
 }

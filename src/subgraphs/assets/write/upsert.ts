@@ -54,6 +54,12 @@ export async function upsertAssets(
   const client = await database.pool.connect();
   let broken: Error | undefined;
   try {
+    const single = database.engine === 'postgres' && method === 'insert' && !options.versions?.size;
+    const list = single && Array.isArray(rows) ? (rows as AssetImportRow[]) : undefined;
+    if (list && list.length <= Math.max(1, options.chunkSize ?? CHUNK)) {
+      const counts = await upsertAlone(client, group, profile, list, options);
+      if (counts) return { ...counts, method };
+    }
     await client.query('begin');
     const names = await lockLookupNames(clientExec(client), group, profile);
     await checkVersions(clientExec(client), group, profile, options.versions);
@@ -66,6 +72,7 @@ export async function upsertAssets(
     return { ...counts, method };
   } catch (e) {
     try {
+      // Outside a transaction (a statement alone failed) this warns and does nothing.
       await client.query('rollback');
     } catch (r) {
       broken = r as Error; // the connection is unusable: the pool drops it
@@ -134,6 +141,92 @@ async function statisticsStale(
   return inserted >= estimate / 10;
 }
 
+/** Rows a multi-row upsert statement writes at once. */
+const CHUNK = 1000;
+
+/**
+ * The rows of a multi-row upsert, from five arrays (`$3`…`$7`) and the lookup names (`$8`), kept
+ * where `where` holds.
+ */
+function insertedRows(lookupNames: number, where = ''): string {
+  return `select u.id, u.properties, u.geometry,
+        ${lookupSql(lookupNames, 'u.properties', '$8::text[]')} as lookup, u.display_name, u.is_deleted
+      from unnest($3::text[], $4::jsonb[], $5::jsonb[], $6::text[], $7::boolean[])
+        as u(id, properties, geometry, display_name, is_deleted) ${where}`;
+}
+
+/** The parameters of {@link insertedRows}' statement for `chunk`. */
+function insertParameters(group: string, profile: string, chunk: readonly AssetImportRow[], names: string[]) {
+  return [
+    group,
+    profile,
+    chunk.map((r) => r.id),
+    chunk.map((r) => JSON.stringify(r.properties)),
+    chunk.map((r) => (r.geometry ? JSON.stringify(r.geometry) : null)),
+    chunk.map((r) => r.display_name),
+    chunk.map((r) => r.is_deleted),
+    names,
+  ];
+}
+
+/** Throws {@link DuplicateIdError} when an id of `chunk` is in `ids` or given twice; adds them. */
+function checkIds(ids: Set<string> | undefined, chunk: readonly AssetImportRow[]): void {
+  if (ids)
+    for (const r of chunk) {
+      if (ids.has(r.id)) throw new DuplicateIdError(DUPLICATE_ID);
+      ids.add(r.id);
+    }
+}
+
+/**
+ * One statement on its own, committed as it ends, for a write of one chunk on PostgreSQL: it takes
+ * the profile's lock itself (FOR SHARE, as {@link lockLookupNames} does) and writes only if the
+ * lookup names read just before, without a lock, are still the profile's. No transaction is held
+ * open across a round trip to this process: the change log's live readers, whose order waits for
+ * every older transaction to end (src/subgraphs/events/feed.ts), wait only for the statement.
+ * Undefined, with nothing written, when the profile or its names changed in between: the caller
+ * then writes under the lock taken first.
+ */
+export async function upsertAlone(
+  client: pg.PoolClient,
+  group: string,
+  profile: string,
+  rows: readonly AssetImportRow[],
+  options: Pick<UpsertOptions, 'idsChecked'> = {},
+  names?: string[],
+): Promise<Omit<UpsertResult, 'method'> | undefined> {
+  checkIds(options.idsChecked ? undefined : new Set(), rows);
+  const lookupNames =
+    names ??
+    (
+      await client.query<{ lookup_names: string[] }>(
+        'select lookup_names from asset_profiles where user_group = $1 and profile = $2',
+        [group, profile],
+      )
+    ).rows[0]?.lookup_names;
+  if (!lookupNames) return undefined;
+  const statement = upsertSql({
+    with: 'locked as (select lookup_names from asset_profiles where user_group = $1 and profile = $2 for share)',
+    rows: insertedRows(
+      lookupNames.length,
+      'where exists (select from locked where lookup_names = $8::text[])',
+    ),
+    answer: 'exists (select from locked where lookup_names = $8::text[]) as current',
+  });
+  const { rows: answered } = await client.query<UpsertCounts & { current: boolean }>(
+    statement,
+    insertParameters(group, profile, rows, lookupNames),
+  );
+  const counts = answered[0]!;
+  if (!counts.current) return undefined;
+  return {
+    rows: rows.length,
+    inserted: counts.inserted,
+    updated: rows.length - counts.inserted,
+    unchanged: rows.length - counts.inserted - counts.changed,
+  };
+}
+
 async function viaInsert(
   exec: Exec,
   target: UpsertTarget,
@@ -141,36 +234,21 @@ async function viaInsert(
   options: UpsertOptions,
 ): Promise<Omit<UpsertResult, 'method'>> {
   const { group, profile, lookupNames } = target;
-  const size = Math.max(1, options.chunkSize ?? 1000);
+  const size = Math.max(1, options.chunkSize ?? CHUNK);
   let n = 0;
   let inserted = 0;
   let changed = 0;
   const ids = options.idsChecked ? undefined : new Set<string>();
   // One statement per chunk; its rows arrive as five arrays (eight parameters in all).
-  const statement = upsertSql({
-    rows: `select u.id, u.properties, u.geometry,
-        ${lookupSql(lookupNames.length, 'u.properties', '$8::text[]')} as lookup, u.display_name, u.is_deleted
-      from unnest($3::text[], $4::jsonb[], $5::jsonb[], $6::text[], $7::boolean[])
-        as u(id, properties, geometry, display_name, is_deleted)`,
-  });
+  const statement = upsertSql({ rows: insertedRows(lookupNames.length) });
   let chunk: AssetImportRow[] = [];
   const flush = async () => {
     if (chunk.length === 0) return;
-    if (ids)
-      for (const r of chunk) {
-        if (ids.has(r.id)) throw new DuplicateIdError(DUPLICATE_ID);
-        ids.add(r.id);
-      }
-    const [counts] = await exec<UpsertCounts>(statement, [
-      group,
-      profile,
-      chunk.map((r) => r.id),
-      chunk.map((r) => JSON.stringify(r.properties)),
-      chunk.map((r) => (r.geometry ? JSON.stringify(r.geometry) : null)),
-      chunk.map((r) => r.display_name),
-      chunk.map((r) => r.is_deleted),
-      lookupNames,
-    ]);
+    checkIds(ids, chunk);
+    const [counts] = await exec<UpsertCounts>(
+      statement,
+      insertParameters(group, profile, chunk, lookupNames),
+    );
     inserted += counts!.inserted;
     changed += counts!.changed;
     n += chunk.length;
