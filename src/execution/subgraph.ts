@@ -116,6 +116,7 @@ export class SubgraphExecution<C extends ExecutionContext> {
         async () =>
           (await this.#plans?.run(operation, contextValue, admitted.coerced)) ??
           (await this.#execute(operation, admitted, contextValue, options.reused ?? true)),
+        { writes: operation.type === 'mutation' },
       );
     } catch (e) {
       // What Yoga would answer for a failure outside the resolvers (building a plan's context).

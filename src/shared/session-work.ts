@@ -12,33 +12,46 @@ export interface SessionWork {
   /** Where its reads go, chosen by the router at its first read (the router's own type). */
   target?: Promise<unknown>;
   /** What sent one of its writes: it records the session's last write once the work is done. */
-  wrote?: { recordWrite(session: string): Promise<void> };
+  wrote?: WriteRecorder;
 }
 
 /** The work under way, for the router under Kysely. */
 export const sessionWork = new AsyncLocalStorage<SessionWork>();
 
-/** Routers open in this process (storage/replicas.ts): without one, {@link forSession} costs nothing. */
-export const replicaRouting = { open: 0 };
+/** What records a session's last write on its primary (storage/replicas.ts, the router). */
+export interface WriteRecorder {
+  recordWrite(session: string): Promise<void>;
+}
+
+/**
+ * Routers open in this process (storage/replicas.ts): without one, {@link forSession} costs
+ * nothing. Each records the writes of work that wrote around it (the raw pool's statements: an
+ * upsert, an import, a COPY), which its driver does not see.
+ */
+export const replicaRouting = { open: 0, routers: new Set<WriteRecorder>() };
 
 /**
  * Runs `work` for `session`. With `replicaReads` (a query, never a mutation or a subscription) its
  * reads outside a transaction may be answered by a read replica that has replayed the session's
  * last write; everything else goes to the primary. When it wrote, where the primary's WAL then
  * stood is recorded as the session's last write (its sessions row, which every process reads)
- * before this returns, so that the client's next read, by any process, sees it.
+ * before this returns, so that the client's next read, by any process, sees it. `writes` (a
+ * mutation) records it in any case: a write sent on the raw pool, not through the router's
+ * driver, is not seen as one.
  */
 export async function forSession<T>(
   session: string | null,
   replicaReads: boolean,
   work: () => Promise<T>,
+  options: { writes?: boolean } = {},
 ): Promise<T> {
   if (replicaRouting.open === 0) return work();
   const scope: SessionWork = { session, replicaReads };
   try {
     return await sessionWork.run(scope, work);
   } finally {
-    if (scope.wrote && session) await scope.wrote.recordWrite(session);
+    if (session && scope.wrote) await scope.wrote.recordWrite(session);
+    else if (session && options.writes) for (const r of replicaRouting.routers) await r.recordWrite(session);
   }
 }
 

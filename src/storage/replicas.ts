@@ -127,6 +127,7 @@ export class ReplicaRouter {
     this.#primary = primary;
     this.replicas = replicas.map((r) => new Replica(r.pool, r.probe));
     replicaRouting.open++;
+    replicaRouting.routers.add(this);
   }
 
   /** Checks every replica once, then every {@link REPLICA_CHECK_MS} until closed. */
@@ -222,6 +223,7 @@ export class ReplicaRouter {
     if (this.#closed) return;
     this.#closed = true;
     replicaRouting.open--;
+    replicaRouting.routers.delete(this);
     clearTimeout(this.#timer);
     await Promise.all(this.replicas.map((r) => r.close()));
   }

@@ -146,6 +146,40 @@ describe('with a streaming read replica', () => {
     expect(after.replica - before.replica).toBeGreaterThan(500);
   }, 300_000);
 
+  it('shows a session its own asset write while the replica has not replayed it (the upsert writes on the raw pool)', async () => {
+    const [a, b] = servers;
+    const client = await signedIn(a!.url, '198.51.100.2');
+    const upsert =
+      'mutation($input: UpsertAssetsInput!) { upsertAssets(input: $input) { errors { message } } }';
+    const read =
+      'query($id: ID!) { assets(profile: "site") { byId(id: $id) { properties(only: ["name"]) } } }';
+    const write = async (name: string) => {
+      const wrote = await askAt(a!.url, client, upsert, {
+        input: { profile: 'site', assets: [{ id: 'RYW-SITE', properties: { name } }] },
+      });
+      expect(wrote.body.data?.upsertAssets?.errors, JSON.stringify(wrote.body)).toEqual([]);
+    };
+    await write('replayed');
+    await sleep(2 * REPLICA_CHECK_MS);
+    // Replay paused, well within the lag bound: the replica still answers reads, and would answer
+    // this one with the name before unless the session's write is known to be past it.
+    await standby.query('select pg_wal_replay_pause()');
+    try {
+      await write('not replayed yet');
+      const before = counts('assets');
+      const seen = await askAt(b!.url, client, read, { id: 'RYW-SITE' });
+      expect(seen.body.data?.assets?.byId?.properties?.name, output()).toBe('not replayed yet');
+      // Another session's read of it still goes to the replica, which has not replayed it.
+      const other = await signedIn(b!.url, '198.51.100.3');
+      const theirs = await askAt(b!.url, other, read, { id: 'RYW-SITE' });
+      expect(theirs.body.data?.assets?.byId?.properties?.name).toBe('replayed');
+      expect(counts('assets').replica - before.replica).toBeGreaterThanOrEqual(1);
+    } finally {
+      await standby.query('select pg_wal_replay_resume()');
+    }
+    await sleep(2 * REPLICA_CHECK_MS + 500);
+  }, 60_000);
+
   it('skips a replica that lags past the bound, and reads from it again once it caught up', async () => {
     const [a, b] = servers;
     const writer = await signedIn(a!.url, '192.0.2.30');

@@ -231,7 +231,7 @@ describe.runIf(process.env.DATABASE_URL)('upsertAssets of one chunk (PostgreSQL)
     const statements = sent.map((t) => t.trim().replace(/\s+/g, ' '));
     expect(statements).toHaveLength(2);
     expect(statements[0]).toMatch(/^select lookup_names from asset_profiles .*profile = \$2$/);
-    expect(statements[1]).toMatch(/^with locked as \(select lookup_names .* for share\)/);
+    expect(statements[1]).toMatch(/^with locked as materialized \(select lookup_names .* for share\)/);
     expect(statements.some((t) => /^(begin|commit)/i.test(t))).toBe(false);
     expect((await read(['alone-1']))[0]?.properties).toEqual({ name: 'A' });
   });

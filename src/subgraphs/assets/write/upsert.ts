@@ -53,14 +53,19 @@ export async function upsertAssets(
   }
   const client = await database.pool.connect();
   let broken: Error | undefined;
+  let begun = false;
   try {
     const single = database.engine === 'postgres' && method === 'insert' && !options.versions?.size;
     const list = single && Array.isArray(rows) ? (rows as AssetImportRow[]) : undefined;
-    if (list && list.length <= Math.max(1, options.chunkSize ?? CHUNK)) {
+    if (list && list.length <= Math.min(CHUNK, Math.max(1, options.chunkSize ?? CHUNK))) {
       const counts = await upsertAlone(client, group, profile, list, options);
-      if (counts) return { ...counts, method };
+      if (counts) {
+        options.onProgress?.(counts.rows);
+        return { ...counts, method };
+      }
     }
     await client.query('begin');
+    begun = true;
     const names = await lockLookupNames(clientExec(client), group, profile);
     await checkVersions(clientExec(client), group, profile, options.versions);
     const counts =
@@ -72,8 +77,8 @@ export async function upsertAssets(
     return { ...counts, method };
   } catch (e) {
     try {
-      // Outside a transaction (a statement alone failed) this warns and does nothing.
-      await client.query('rollback');
+      // A statement alone that failed has nothing to roll back.
+      if (begun) await client.query('rollback');
     } catch (r) {
       broken = r as Error; // the connection is unusable: the pool drops it
     }
@@ -206,7 +211,8 @@ export async function upsertAlone(
     ).rows[0]?.lookup_names;
   if (!lookupNames) return undefined;
   const statement = upsertSql({
-    with: 'locked as (select lookup_names from asset_profiles where user_group = $1 and profile = $2 for share)',
+    // Materialized: the lock is taken, and the names compared, once for the filter and the answer.
+    with: 'locked as materialized (select lookup_names from asset_profiles where user_group = $1 and profile = $2 for share)',
     rows: insertedRows(
       lookupNames.length,
       'where exists (select from locked where lookup_names = $8::text[])',
