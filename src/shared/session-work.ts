@@ -28,7 +28,7 @@ export interface WriteRecorder {
  * nothing. Each records the writes of work that wrote around it (the raw pool's statements: an
  * upsert, an import, a COPY), which its driver does not see.
  */
-export const replicaRouting = { open: 0, routers: new Set<WriteRecorder>() };
+export const replicaRouting = { routers: new Set<WriteRecorder>() };
 
 /**
  * Runs `work` for `session`. With `replicaReads` (a query, never a mutation or a subscription) its
@@ -45,7 +45,7 @@ export async function forSession<T>(
   work: () => Promise<T>,
   options: { writes?: boolean } = {},
 ): Promise<T> {
-  if (replicaRouting.open === 0) return work();
+  if (replicaRouting.routers.size === 0) return work();
   const scope: SessionWork = { session, replicaReads };
   try {
     return await sessionWork.run(scope, work);

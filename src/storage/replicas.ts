@@ -126,7 +126,6 @@ export class ReplicaRouter {
   constructor(primary: pg.Pool, replicas: readonly { pool: pg.Pool; probe: pg.PoolConfig }[]) {
     this.#primary = primary;
     this.replicas = replicas.map((r) => new Replica(r.pool, r.probe));
-    replicaRouting.open++;
     replicaRouting.routers.add(this);
   }
 
@@ -222,7 +221,6 @@ export class ReplicaRouter {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    replicaRouting.open--;
     replicaRouting.routers.delete(this);
     clearTimeout(this.#timer);
     await Promise.all(this.replicas.map((r) => r.close()));
