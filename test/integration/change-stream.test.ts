@@ -397,9 +397,23 @@ describe('change subscriptions over graphql-ws, one process (#38)', () => {
       const [who] = await results(c, '{ session { username userGroup } }').take(1);
       expect(who.data.session).toEqual({ username: 'demo', userGroup: 'demo' });
       const live = results(c, 'subscription { changes { cursor entityId asset { displayName } } }');
-      await new Promise((r) => setTimeout(r, 200));
+      // A stream opened without a cursor delivers what commits after the server opened it: on a
+      // loaded machine that can take longer than any fixed wait, so probes are written until one
+      // arrives, and the change looked for is written after that.
+      for (let i = 0; ; i++) {
+        await write(`WS-PROBE-${i}`);
+        const arrived = await live.take(1, 1_000).then(
+          () => true,
+          (e: Error) => {
+            if (i >= 10 || live.done) throw e;
+            return false;
+          },
+        );
+        if (arrived) break;
+      }
       await write('WS-1');
-      const [first] = await live.take(1);
+      let first = (await live.take(1))[0];
+      while (first.data.changes.entityId.startsWith('WS-PROBE-')) first = (await live.take(1))[0];
       expect(first.data.changes).toMatchObject({ entityId: 'WS-1', asset: { displayName: 'WS-1' } });
       live.stop();
       await write('WS-2');
